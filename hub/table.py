@@ -1,0 +1,163 @@
+"""The table: the one place where actions from the camera, the button and the phones meet
+the rules engine, the stored game and the bus.
+
+An action is judged first, stored (committed) second and published third, so whatever a
+phone or an LED has been told survives a power cut.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from scorekeeper import MEXICAN, Action, Game, GameState, IllegalPlay, Play, rules_from_spec
+from scorekeeper.store import Store
+
+from .bus import EventBus
+from .events import (
+    ActionApplied,
+    ActionUndone,
+    Alert,
+    AlertCleared,
+    GameEnded,
+    GameOpened,
+    IllegalAction,
+)
+
+
+class NoGame(RuntimeError):
+    """An action arrived while no game is set up."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of submitting an action: accepted (``error`` None) or refused."""
+
+    action: Action
+    error: IllegalPlay | None
+    seq: int | None = None
+    alert: Alert | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Table:
+    """The live game at one table. Thread-safe: the camera loop, the button and web requests share it."""
+
+    def __init__(self, store: Store, bus: EventBus) -> None:
+        self.store = store
+        self.bus = bus
+        self._lock = threading.RLock()
+        self._alert_ids = itertools.count(1)
+        self.alerts: dict[int, Alert] = {}
+        self.game_id: int | None = None
+        self.rules_spec: Any = None
+        self.game: Game | None = None
+
+    # ------------------------------------------------------------ lifecycle
+    def resume(self) -> bool:
+        """Reopen the newest unfinished game from the store; False when there is none."""
+        with self._lock:
+            game_id = self.store.current_game_id()
+            if game_id is None:
+                return False
+            stored = self.store.load(game_id)
+            self.game_id, self.rules_spec, self.game = game_id, stored.rules_spec, stored.replay()
+            self.alerts.clear()
+            state = self.game.state()
+        self.bus.publish(GameOpened(game_id, state))
+        return True
+
+    def new_game(self, rules_spec: Any, players: list[str] | tuple[str, ...]) -> GameState:
+        """End any open game and start a new one (RulesError/ValueError name what is wrong)."""
+        game = Game(rules_from_spec(rules_spec), players)
+        with self._lock:
+            if self.game_id is not None:
+                self.store.end_game(self.game_id)
+            self.game_id = self.store.new_game(rules_spec, players)
+            self.rules_spec, self.game = rules_spec, game
+            self.alerts.clear()
+            state = game.state()
+            game_id = self.game_id
+        self.bus.publish(GameOpened(game_id, state))
+        return state
+
+    def end_game(self) -> GameState:
+        with self._lock:
+            game, game_id = self._need_game()
+            self.store.end_game(game_id)
+            state = game.state()
+            self.game_id, self.game = None, None
+            self.alerts.clear()
+        self.bus.publish(GameEnded(game_id, state))
+        return state
+
+    def _need_game(self) -> tuple[Game, int]:
+        if self.game is None or self.game_id is None:
+            raise NoGame("no game is set up: start one first")
+        return self.game, self.game_id
+
+    # -------------------------------------------------------------- actions
+    def state(self) -> GameState | None:
+        with self._lock:
+            return None if self.game is None else self.game.state()
+
+    def check(self, action: Action) -> IllegalPlay | None:
+        with self._lock:
+            game, _ = self._need_game()
+            return game.check(action)
+
+    def submit(self, action: Action, source: str, alert: bool = True) -> Verdict:
+        """Judge an action; store and publish it when legal, raise an alert when not."""
+        with self._lock:
+            game, game_id = self._need_game()
+            error = game.check(action)
+            if error is None:
+                seq = self.store.append(game_id, action)
+                game.push(action)
+                event = ActionApplied(game_id, seq, action, source, game.state())
+                verdict = Verdict(action, None, seq)
+            elif alert:
+                new_alert = self._alert_for(action, error)
+                self.alerts[new_alert.id] = new_alert
+                event = IllegalAction(new_alert, source)
+                verdict = Verdict(action, error, alert=new_alert)
+            else:
+                return Verdict(action, error)
+        self.bus.publish(event)
+        return verdict
+
+    def _alert_for(self, action: Action, error: IllegalPlay) -> Alert:
+        player = getattr(action, "player", None)
+        train = action.train if isinstance(action, Play) and isinstance(action.train, str) else None
+        if train is not None and self.game is not None and train not in (*self.game.players, MEXICAN):
+            train = None
+        return Alert(next(self._alert_ids), player, action, error.code.value, error.message, train)
+
+    def clear_alert(self, alert_id: int, reason: str = "taken-back") -> bool:
+        with self._lock:
+            found = self.alerts.pop(alert_id, None) is not None
+        if found:
+            self.bus.publish(AlertCleared(alert_id, reason))
+        return found
+
+    def undo(self, source: str) -> Action | None:
+        """Remove the last stored action and rebuild the game without it."""
+        with self._lock:
+            game, game_id = self._need_game()
+            action = self.store.undo(game_id)
+            if action is None:
+                return None
+            stored = self.store.load(game_id)
+            self.game = stored.replay()
+            state = self.game.state()
+            cleared = list(self.alerts)
+            self.alerts.clear()
+        for alert_id in cleared:
+            self.bus.publish(AlertCleared(alert_id, "undo"))
+        self.bus.publish(ActionUndone(game_id, action, source, state))
+        return action
