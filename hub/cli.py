@@ -15,6 +15,10 @@ COMMANDS = {
     "rules": "hub.commands.rules",
     "bench": "hub.commands.bench",
     "demo": "hub.commands.demo",
+    "run": "hub.commands.run",
+    "doctor": "hub.commands.doctor",
+    "detect": "hub.commands.detect",
+    "eval": "hub.commands.eval",
 }
 
 

@@ -54,6 +54,7 @@ class Game:
         self.turn: int | None = None
         self.owes = False  # satisfy: the turn's player owes a tile after their double
         self.turn_doubles = 0  # doubles the turn's player has played this turn
+        self.turn_plays = 0  # tiles the turn's player has played this turn
         self.drew = False  # the turn's player drew since their last double (or turn start)
         self.first_turn_done: set[str] = set()
         self.passed: set[str] = set()  # players who passed since the last play
@@ -187,17 +188,29 @@ class Game:
             raise IllegalPlay(Code.UNKNOWN_PLAYER, f"Nobody called {player!r} is playing at this table")
 
     def _acting_turn(self, player: str) -> int:
-        """Whose turn it is for ``player``'s action: a multi-tile first turn hands over when the next player acts."""
+        """Whose turn it is for ``player``'s action.
+
+        A multi-tile first turn hands over when the next player acts, but only once its
+        player has laid a tile: a player with nothing to lay must draw and pass (marker).
+        """
         assert self.turn is not None
         current = self.players[self.turn]
         nxt = (self.turn + 1) % len(self.players)
-        if player != current and self.in_multi_first_turn(current) and self.players[nxt] == player:
+        if (
+            player != current
+            and self.turn_plays
+            and self.in_multi_first_turn(current)
+            and self.players[nxt] == player
+        ):
             return nxt
         return self.turn
 
-    def _need_turn(self, player: str) -> None:
-        if self.players[self._acting_turn(player)] != player:
+    def _need_turn(self, player: str) -> int:
+        """The turn ``player`` acts in (see :meth:`_acting_turn`), or not-your-turn."""
+        acting = self._acting_turn(player)
+        if self.players[acting] != player:
             raise IllegalPlay(Code.NOT_YOUR_TURN, f"It is {self.turn_player}'s turn, not {player}'s")
+        return acting
 
     def _handing_over(self, player: str) -> bool:
         return self.turn is not None and self._acting_turn(player) != self.turn
@@ -209,33 +222,31 @@ class Game:
         if train not in self._trains_names:
             raise IllegalPlay(Code.UNKNOWN_TRAIN, f"There is no train called {train!r}")
         tile = self._parse_tile(play.tile)
-        self._need_turn(player)
+        fresh = self._need_turn(player) != self.turn
         if tile in self.on_table:
             what = "the engine" if tile == Tile(self.engine, self.engine) else "already on the table"  # type: ignore[arg-type]
             raise IllegalPlay(Code.DUPLICATE_TILE, f"{tile} is {what}")
-        fresh = self._handing_over(player)
-        due = self._due_double(player, tile, fresh)
+        due = self._due_double(tile, fresh) if self.open_doubles else None
         if due is not None and train != due.train:
             raise IllegalPlay(
                 Code.OPEN_DOUBLE,
                 f"The double {due.value}|{due.value} on {train_label(due.train)} must be covered first",
             )
-        self._judge_train_open(player, train, fresh)
+        self._judge_train_open(player, train)
         end = self.end(train)
         if not tile.carries(end):
             raise IllegalPlay(Code.NO_MATCH, f"{tile} does not match {train_label(train)}, which ends in {end}")
 
     def _parse_tile(self, raw: object) -> Tile:
-        if (
-            isinstance(raw, (tuple, list))
-            and len(raw) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= self.rules.set for v in raw)
-        ):
-            return Tile.of(raw[0], raw[1])
+        if isinstance(raw, (tuple, list)) and len(raw) == 2:
+            a, b = raw
+            top = self.rules.set
+            if type(a) is int and type(b) is int and 0 <= a <= top and 0 <= b <= top:  # bool is not a pip count
+                return Tile(a, b) if a <= b else Tile(b, a)
         shown = "|".join(map(str, raw)) if isinstance(raw, (tuple, list)) else repr(raw)
         raise IllegalPlay(Code.BAD_TILE, f"{shown} is not a tile of a double-{self.rules.set} set")
 
-    def _due_double(self, player: str, tile: Tile, fresh_turn: bool) -> OpenDouble | None:
+    def _due_double(self, tile: Tile, fresh_turn: bool) -> OpenDouble | None:
         """The open double this play must cover, or None when the play is free to go elsewhere."""
         if not self.rules.doubles_must_be_satisfied or not self.open_doubles:
             return None
@@ -245,14 +256,17 @@ class Game:
         active = self.active_open_doubles()
         return active[0] if active else None
 
-    def _judge_train_open(self, player: str, train: str, fresh_turn: bool) -> None:
-        first_turn = fresh_turn or player not in self.first_turn_done
-        if self.rules.no_foreign_trains_first_turn and first_turn and train != player:
+    def _judge_train_open(self, player: str, train: str) -> None:
+        if self._first_turn_bars(player, train):
             raise IllegalPlay(
                 Code.TRAIN_CLOSED, f"On a first turn, {player} may play only on their own train"
             )
         if not self._is_open_to(player, train):
             raise IllegalPlay(Code.TRAIN_CLOSED, f"{train_label(train)} is closed: it carries no marker")
+
+    def _first_turn_bars(self, player: str, train: str) -> bool:
+        """``no_foreign_trains_first_turn``: on their first turn of the round, own train only."""
+        return self.rules.no_foreign_trains_first_turn and player not in self.first_turn_done and train != player
 
     def _judge_pass(self, player: str) -> None:
         if (
@@ -288,18 +302,18 @@ class Game:
                     self._parse_tile(raw)
 
     def _judge_start(self, start: Start) -> None:
+        if self.game_over:
+            raise IllegalPlay(Code.ROUND_OVER, "The game is over: every round has been played")
+        self._known_player(start.first)
+        for p in start.hands or ():
+            self._known_player(p)
+        if not 0 <= start.engine <= self.rules.set:
+            raise IllegalPlay(Code.BAD_TILE, f"{start.engine}|{start.engine} is not in a double-{self.rules.set} set")
         if self.phase != "idle":
             raise IllegalPlay(
                 Code.NOT_OVER, "The current round is not finished: record 'out' or 'blocked' and its scores first"
             )
-        if self.game_over:
-            raise IllegalPlay(Code.ROUND_OVER, "The game is over: every round has been played")
-        self._known_player(start.first)
-        if not 0 <= start.engine <= self.rules.set:
-            raise IllegalPlay(Code.BAD_TILE, f"{start.engine}|{start.engine} is not in a double-{self.rules.set} set")
         if start.hands is not None:
-            for p in start.hands:
-                self._known_player(p)
             missing = [p for p in self.players if p not in start.hands]
             if missing:
                 raise IncompleteScore(f"no hand size given for {', '.join(missing)}")
@@ -354,6 +368,7 @@ class Game:
             self.hand_counts[player] -= 1
         self.last_player = player
         self.last_play = LastPlay(player, train, tile)
+        self.turn_plays += 1
         self.passed.clear()
         multi = self.in_multi_first_turn(player)
         if tile.is_double:
@@ -374,6 +389,7 @@ class Game:
         self.turn = (self.turn + 1) % len(self.players)
         self.owes = False
         self.turn_doubles = 0
+        self.turn_plays = 0
         self.drew = False
 
     def _end_round(self, went_out: str | None) -> None:
@@ -423,12 +439,9 @@ class Game:
         restricted = self.rules.doubles_must_be_satisfied and not (owes and self.turn_doubles == 1)
         active = self.active_open_doubles() if restricted else []
         candidates: Iterable[str] = [active[0].train] if active else self.trains
-        first = fresh or player not in self.first_turn_done
         out: dict[str, int] = {}
         for train in candidates:
-            if self.rules.no_foreign_trains_first_turn and first and train != player:
-                continue
-            if self._is_open_to(player, train):
+            if not self._first_turn_bars(player, train) and self._is_open_to(player, train):
                 out[train] = self.end(train)
         return out
 
@@ -456,8 +469,9 @@ class Game:
         doubles_free = self.rules.doubles_must_be_satisfied and self.owes and not self._handing_over(player)
         doubles_trains = self._free_trains(player) if doubles_free else normal
         plays: list[Play] = []
+        top = self.rules.set
         for tile in tiles:
-            if tile in self.on_table:
+            if tile in self.on_table or not (0 <= tile.low <= top and 0 <= tile.high <= top):
                 continue
             for train, end in (doubles_trains if tile.is_double else normal).items():
                 if tile.carries(end):
@@ -465,11 +479,8 @@ class Game:
         return plays
 
     def _free_trains(self, player: str) -> dict[str, int]:
-        first = player not in self.first_turn_done
         return {
-            t: self.end(t)
-            for t in self.trains
-            if not (self.rules.no_foreign_trains_first_turn and first and t != player) and self._is_open_to(player, t)
+            t: self.end(t) for t in self.trains if not self._first_turn_bars(player, t) and self._is_open_to(player, t)
         }
 
 

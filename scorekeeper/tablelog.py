@@ -182,7 +182,8 @@ def parse(doc: Any) -> TableLog:
         rules = rules_from_spec(spec)
         Game(rules, players)
     except RulesError as e:
-        raise LogFormatError(f"log.rules.{e.key}" if e.key != "players" else "log.players", str(e)) from None
+        where = {"players": "log.players", "rules": "log.rules"}.get(e.key, f"log.rules.{e.key}")
+        raise LogFormatError(where, str(e).removeprefix(f"{e.key}: ")) from None
     except ValueError as e:
         raise LogFormatError("log.players", str(e)) from None
     steps_raw = _need(doc, "steps", list, "log")
@@ -199,6 +200,8 @@ def loads(text: str) -> TableLog:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise LogFormatError("file", f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    except RecursionError:
+        raise LogFormatError("file", "not valid JSON: nested too deeply") from None
     return parse(doc)
 
 
@@ -248,7 +251,8 @@ def _then_mismatch(game: Game, then: Mapping[str, Any]) -> list[str]:
             ok = isinstance(want, dict) and all(k in have and have[k] == v for k, v in want.items())
             if ok and key == "round_scores":
                 ok = set(want) == set(have)
-            have = {k: have.get(k) for k in want} if isinstance(want, dict) else have
+            if isinstance(want, dict) and key != "round_scores":  # round_scores must name every player
+                have = {k: have.get(k) for k in want}
         else:
             ok = want == have
         if not ok:

@@ -8,6 +8,7 @@ import importlib
 # topic -> module with ``add_arguments(parser)`` and ``run(args) -> int``
 TOPICS = {
     "rules": "hub.commands.bench_rules",
+    "vision": "hub.commands.bench_vision",
 }
 
 

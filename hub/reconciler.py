@@ -1,0 +1,408 @@
+"""From the board the camera sees to table-log actions the rules engine judges.
+
+The camera's pip readings are probabilities, and the game knows a lot the camera does
+not (LiveChess2FEN's idea for chess): a new tile lies at a train's open end, so a legal
+one carries that end; every tile exists once, so nothing already on the table can be
+played; the engine of the next round is known. Each reading is scored as
+
+    P(tile | pixels) x prior(tile),   prior = 1 for a legal play, ``illegal_prior`` otherwise,
+
+over every tile still off the table. The best is recorded when its share of the total is
+at least ``accept``; otherwise the phones are asked ("Was that 7|11?") and the game waits
+for the answer, because a guessed tile would mislead every later verdict. A reading that
+only an illegal tile explains is judged illegal: the table is alerted, and the alert clears
+when the tile is taken back.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+from scorekeeper import Action, Play, Score, Start, Tile, full_set
+from scorekeeper.game import Game
+
+from .calibration import Calibration
+from .events import Alert, HandCounts, Question, QuestionClosed
+from .table import Table, Verdict
+from .tracker import Board, BoardChange, SeenTile
+
+log = logging.getLogger(__name__)
+
+NONE_OF_THESE = "none of these"
+
+
+@dataclass(frozen=True)
+class ReconcilerSettings:
+    accept: float = 0.9  # a reading's share of all readings needed to record it without asking
+    illegal_prior: float = 0.02  # an illegal play is this much less likely than a legal one, before looking
+    choices: int = 3  # readings offered in a question
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One candidate identity for a tile, with its share of the probability."""
+
+    tile: Tile
+    probability: float
+    legal: bool
+    shown: tuple[int, int]  # the values the way round they most likely lie: inner half first
+
+    @property
+    def text(self) -> str:
+        return f"{self.shown[0]}|{self.shown[1]}"
+
+
+@dataclass(frozen=True)
+class PendingQuestion:
+    """A question waiting for a phone: what it is about and which action each answer means."""
+
+    question: Question
+    tile_id: int | None  # the settled tile it is about (None: who goes first)
+    train: str | None
+    options: Mapping[str, Action]
+
+
+@dataclass
+class RoundSighting:
+    """What the camera has already turned into actions this round (so nothing is recorded twice)."""
+
+    engine_id: int | None = None
+    illegal: dict[int, Alert] = field(default_factory=dict)  # tile id -> its open alert
+    ignored: set[int] = field(default_factory=set)  # tiles the table said were no play
+    counts: Mapping[str, tuple[Tile, ...]] | None = None
+
+
+def tile_likelihoods(inner: Sequence[float], outer: Sequence[float], top: int) -> np.ndarray:
+    """P(pixels | tile a|b) up to a constant, as a (top+1, top+1) symmetric matrix; either way round."""
+    p = np.zeros(top + 1)
+    q = np.zeros(top + 1)
+    n = min(len(inner), top + 1)
+    p[:n] = inner[:n]
+    q[:min(len(outer), top + 1)] = outer[: top + 1]
+    joint = np.outer(p, q)
+    both = joint + joint.T
+    np.fill_diagonal(both, np.diag(joint))
+    return both
+
+
+class Reconciler:
+    """Turns board changes into judged actions through the Table. Runs on the camera thread."""
+
+    def __init__(self, table: Table, calibration: Calibration, settings: ReconcilerSettings | None = None) -> None:
+        self.table = table
+        self.calibration = calibration
+        self.settings = settings or ReconcilerSettings()
+        self.round = RoundSighting()
+        self.pending: PendingQuestion | None = None
+        self._question_ids = itertools.count(1)
+        self.board: Board | None = None
+        self.verdicts: list[Verdict] = []  # every camera verdict, for the logs and the tests
+
+    # ------------------------------------------------------------- the camera
+    def update(self, board: Board, changes: Sequence[BoardChange]) -> list[Verdict]:
+        """Act on one frame's board: clear what was taken back, then judge what settled."""
+        self.board = board
+        out: list[Verdict] = []
+        for change in changes:
+            if change.kind == "gone":
+                self._taken_back(change.tile)
+        game = self.table.game
+        if game is None or self.pending is not None:
+            return out
+        if game.phase == "idle":
+            out += self._look_for_engine(game, board)
+        elif game.phase == "playing":
+            out += self._judge_new_tiles(board)
+        elif game.phase == "ended":
+            self._count_hands(game, board)
+        self.verdicts += out
+        return out
+
+    def _taken_back(self, tile: SeenTile) -> None:
+        alert = self.round.illegal.pop(tile.id, None)
+        if alert is not None:
+            self.table.clear_alert(alert.id, "taken-back")
+        self.round.ignored.discard(tile.id)
+        if self.pending is not None and self.pending.tile_id == tile.id:
+            self._close_question(None)
+
+    # ------------------------------------------------------------ new round
+    def _look_for_engine(self, game: Game, board: Board) -> list[Verdict]:
+        engine = board.engine
+        expected = game.next_round
+        if engine is None or expected is None or engine.id == self.round.engine_id:
+            return []
+        readings = self._double_readings(engine, game.rules.set, expected)
+        best = readings[0]
+        if best.probability < self.settings.accept:
+            log.info("engine %s not sure enough (%.2f)", best.tile, best.probability)
+            return []
+        self.round = RoundSighting(engine_id=engine.id)
+        first = self.proposed_first(game)
+        if first is None:
+            options = {p: self._start(game, best.tile.high, p) for p in game.players}
+            self._ask(f"The engine is {best.text}. Who goes first?", options, None, None)
+            return []
+        return [self._submit(self._start(game, best.tile.high, first))]
+
+    def _double_readings(self, tile: SeenTile, top: int, expected: int) -> list[Reading]:
+        like = np.diag(tile_likelihoods(tile.inner, tile.outer, top)).copy()
+        prior = np.full(top + 1, self.settings.illegal_prior)
+        prior[expected] = 1.0
+        post = like * prior
+        total = float(post.sum()) or 1.0
+        order = np.argsort(-post)
+        return [Reading(Tile(int(v), int(v)), float(post[v]) / total, int(v) == expected, (int(v), int(v)))
+                for v in order[:3]]
+
+    @staticmethod
+    def proposed_first(game: Game) -> str | None:
+        """Who starts, where the preset's rule says; None where the table must tell."""
+        if game.rules.first_player == "rotate":
+            return game.players[len(game.rounds) % len(game.players)]
+        return None
+
+    @staticmethod
+    def _start(game: Game, engine: int, first: str) -> Start:
+        size = game.rules.hand_size(len(game.players))
+        hands = dict.fromkeys(game.players, size)
+        if game.rules.first_player == "engine-holder":
+            hands[first] = size - 1  # the holder laid the engine from their hand
+        return Start(engine, first, hands)
+
+    # ---------------------------------------------------------------- plays
+    def _judge_new_tiles(self, board: Board) -> list[Verdict]:
+        out: list[Verdict] = []
+        for _ in range(64):  # each pass records at most one tile; a frame rarely brings more than one
+            candidate = self._next_candidate(board)
+            if candidate is None or self.pending is not None:
+                break
+            train, tile = candidate
+            verdict = self._judge(train, tile)
+            if verdict is None:
+                break
+            out.append(verdict)
+        return out
+
+    def _next_candidate(self, board: Board) -> tuple[str, SeenTile] | None:
+        """The earliest-settled tile lying just past a train's recorded end (and not already judged)."""
+        state = self.table.state()
+        if state is None:
+            return None
+        found: list[tuple[float, str, SeenTile]] = []
+        for train, recorded in state.trains.items():
+            chain = board.trains.get(train, ())
+            n = len(recorded)
+            if len(chain) <= n:
+                continue
+            tile = chain[n]
+            if tile.id in self.round.illegal or tile.id in self.round.ignored:
+                continue
+            found.append((tile.settled_at, train, tile))
+        if not found:
+            return None
+        found.sort(key=lambda f: (f[0], f[2].id))
+        return found[0][1], found[0][2]
+
+    def readings(self, train: str, tile: SeenTile) -> list[Reading]:
+        """Every tile it could be, most probable first, weighed by whether the rules allow it there."""
+        game = self.table.game
+        assert game is not None
+        top = game.rules.set
+        like = tile_likelihoods(tile.inner, tile.outer, top)
+        inner = np.zeros(top + 1)
+        inner[: min(len(tile.inner), top + 1)] = tile.inner[: top + 1]
+        outer = np.zeros(top + 1)
+        outer[: min(len(tile.outer), top + 1)] = tile.outer[: top + 1]
+        players = self._who_may_play(game)
+        taken = game.on_table | {Tile.of(*a.action.tile) for a in self.round.illegal.values()
+                                  if isinstance(a.action, Play)}
+        out: list[Reading] = []
+        for t in full_set(top):
+            if t in taken:
+                continue
+            legal = any(self.table.check(Play(p, (t.low, t.high), train)) is None for p in players)
+            weight = float(like[t.low, t.high]) * (1.0 if legal else self.settings.illegal_prior)
+            low_first = inner[t.low] * outer[t.high] >= inner[t.high] * outer[t.low]
+            out.append(Reading(t, weight, legal, (t.low, t.high) if low_first else (t.high, t.low)))
+        total = sum(r.probability for r in out) or 1.0
+        out = [Reading(r.tile, r.probability / total, r.legal, r.shown) for r in out]
+        out.sort(key=lambda r: -r.probability)
+        return out
+
+    @staticmethod
+    def _who_may_play(game: Game) -> list[str]:
+        """The turn's player; on a many-tile first turn the next player may be the one who laid it."""
+        turn = game.turn_player
+        assert turn is not None
+        out = [turn]
+        if game.in_multi_first_turn(turn):
+            out.append(game.players[(game.players.index(turn) + 1) % len(game.players)])
+        return out
+
+    def _play_for(self, game: Game, tile: Tile, train: str) -> Play:
+        for p in self._who_may_play(game):
+            play = Play(p, (tile.low, tile.high), train)
+            if self.table.check(play) is None:
+                return play
+        return Play(self._who_may_play(game)[0], (tile.low, tile.high), train)
+
+    def _judge(self, train: str, tile: SeenTile) -> Verdict | None:
+        game = self.table.game
+        assert game is not None
+        readings = self.readings(train, tile)
+        if not readings:
+            self.round.ignored.add(tile.id)
+            return None
+        best = readings[0]
+        if best.probability >= self.settings.accept:
+            return self._record(tile, self._play_for(game, best.tile, train))
+        options = {r.text: self._play_for(game, r.tile, train) for r in readings[: self.settings.choices]
+                   if r.probability >= 0.01 or r is best}
+        self._ask(f"Was that {best.text}?", options, tile.id, train)
+        return None
+
+    def _record(self, tile: SeenTile | None, action: Action) -> Verdict:
+        verdict = self._submit(action)
+        if not verdict.ok and tile is not None:
+            assert verdict.alert is not None
+            self.round.illegal[tile.id] = verdict.alert
+        return verdict
+
+    def _submit(self, action: Action) -> Verdict:
+        verdict = self.table.submit(action, "camera")
+        log.info("camera: %s -> %s", action, "ok" if verdict.ok else verdict.error)
+        return verdict
+
+    # ------------------------------------------------------------ questions
+    def _ask(self, text: str, options: Mapping[str, Action], tile_id: int | None, train: str | None) -> None:
+        choices = (*options, NONE_OF_THESE) if tile_id is not None else tuple(options)
+        question = Question(next(self._question_ids), text, choices)
+        self.pending = PendingQuestion(question, tile_id, train, MappingProxyType(dict(options)))
+        self.table.bus.publish(question)
+
+    def _close_question(self, answer: str | None) -> None:
+        if self.pending is not None:
+            self.table.bus.publish(QuestionClosed(self.pending.question.id, answer))
+            self.pending = None
+
+    def answer(self, question_id: int, answer: str) -> Verdict | None:
+        """A phone's answer: one of the question's choices, or any tile written ``a|b``."""
+        pending = self.pending
+        if pending is None or pending.question.id != question_id:
+            raise KeyError(f"question {question_id} is not open")
+        action = pending.options.get(answer)
+        if action is None and answer != NONE_OF_THESE:
+            action = self._parse_answer(answer, pending)
+        self._close_question(answer)
+        if action is None:
+            if pending.tile_id is not None:
+                self.round.ignored.add(pending.tile_id)
+            return None
+        verdict = self._record(self._tile(pending.tile_id), action)
+        self.verdicts.append(verdict)
+        return verdict
+
+    def _parse_answer(self, answer: str, pending: PendingQuestion) -> Action:
+        game = self.table.game
+        try:
+            a, b = (int(v) for v in answer.split("|"))
+        except ValueError:
+            raise ValueError(f"{answer!r} is neither a choice of question {pending.question.id} nor a tile a|b") \
+                from None
+        if game is None or pending.train is None:
+            raise ValueError(f"{answer!r} is not one of the choices")
+        return self._play_for(game, Tile.of(a, b), pending.train)
+
+    def _tile(self, tile_id: int | None) -> SeenTile | None:
+        if tile_id is None or self.board is None:
+            return None
+        train, index = self.board.find(tile_id)
+        if train is None or index is None or train == "engine":
+            return None
+        return self.board.trains[train][index]
+
+    # ------------------------------------------------------ end of the round
+    def seat_of(self, point: tuple[float, float], players: Sequence[str]) -> str | None:
+        """The player whose seat a laid-out tile is in front of: the nearest train direction."""
+        cx, cy = self.calibration.centre
+        angle = math.degrees(math.atan2(point[1] - cy, point[0] - cx))
+        best, gap = None, 360.0
+        for p in players:
+            seat = self.calibration.seat_angle(p)
+            if seat is None:
+                continue
+            d = abs((angle - seat + 180) % 360 - 180)
+            if d < gap:
+                best, gap = p, d
+        return best
+
+    def _count_hands(self, game: Game, board: Board) -> None:
+        hands = self.read_hands(game, board)
+        if hands == self.round.counts:
+            return
+        self.round.counts = hands
+        counts = {p: game.hand_pips([(t.low, t.high) for t in tiles]) for p, tiles in hands.items()}
+        self.table.bus.publish(HandCounts(MappingProxyType(counts)))
+
+    def read_hands(self, game: Game, board: Board) -> Mapping[str, tuple[Tile, ...]]:
+        """Each seat's laid-out tiles, read so that no tile is counted twice or taken from the table."""
+        top = game.rules.set
+        taken = set(game.on_table)
+        scored: list[tuple[float, int, Tile, str]] = []
+        for k, seen in enumerate(board.loose):
+            seat = self.seat_of(seen.centre, game.players)
+            if seat is None or seat == game.went_out:
+                continue
+            like = tile_likelihoods(seen.inner, seen.outer, top)
+            for t in full_set(top):
+                scored.append((float(like[t.low, t.high]), k, t, seat))
+        scored.sort(key=lambda s: -s[0])
+        hands: dict[str, list[Tile]] = {p: [] for p in game.players if p != game.went_out}
+        done: set[int] = set()
+        for _, k, t, seat in scored:
+            if k in done or t in taken:
+                continue
+            done.add(k)
+            taken.add(t)
+            hands[seat].append(t)
+        return MappingProxyType({p: tuple(sorted(ts)) for p, ts in hands.items()})
+
+    def score_from_camera(self) -> Score:
+        """The Score the table confirms: each seat's laid-out tiles as the camera read them."""
+        game = self.table.game
+        if game is None or game.phase != "ended" or self.board is None:
+            raise RuntimeError("the round is not over: there are no hands to count")
+        hands = self.read_hands(game, self.board)
+        return Score({p: tuple((t.low, t.high) for t in tiles) for p, tiles in hands.items()})
+
+    def confirm_score(self, source: str) -> Verdict:
+        """The host confirmed the camera's counts: record the round's score."""
+        return self.table.submit(self.score_from_camera(), source)
+
+    # -------------------------------------------------------- table actions
+    def after_undo(self) -> None:
+        """An action was undone: tiles the game no longer holds must be judged again only once re-laid."""
+        state = self.table.state()
+        board = self.board
+        if state is None or board is None:
+            return
+        for train, chain in board.trains.items():
+            recorded = len(state.trains.get(train, ()))
+            for tile in chain[recorded:]:
+                if tile.id not in self.round.illegal:
+                    self.round.ignored.add(tile.id)
+        if state.phase == "idle" and board.engine is not None and state.engine is None:
+            self.round.engine_id = board.engine.id
+
+    def new_game(self) -> None:
+        self.round = RoundSighting()
+        self._close_question(None)
+

@@ -1,0 +1,122 @@
+"""Calibration: the hub found from one frame with no clicks, trains mapped, stored, and re-checked."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hub.calibration import (
+    Calibration,
+    CalibrationError,
+    HubWatch,
+    assign_trains,
+    find_hub,
+    from_config,
+    match_slots,
+    save_calibration,
+)
+from hub.config import load_config
+from vision.frames import Frame
+
+
+def drawn_hub(centre: tuple[float, float], radius: float, first_deg: float, size: tuple[int, int] = (960, 1280),
+              cup: bool = True, body: tuple[int, int, int] = (40, 40, 150)) -> np.ndarray:
+    """A hub as the renderer draws one: a disc, a darker well round the engine, 8 darker channels
+    from the well to the rim (wider than half the gap between them near the well), tiles in some."""
+    h, w = size
+    img = np.full((h, w, 3), (60, 100, 140), np.uint8)  # wood-ish table
+    rng = np.random.default_rng(1)
+    img = np.clip(img + rng.normal(0, 6, img.shape), 0, 255).astype(np.uint8)
+    c = np.array(centre)
+    dark = tuple(int(v * 0.72) for v in body)
+    cv2.circle(img, (int(c[0]), int(c[1])), int(radius), body, -1, cv2.LINE_AA)
+    inner = 0.58 * radius
+    cv2.circle(img, (int(c[0]), int(c[1])), int(inner), tuple(int(v * 0.78) for v in body), -1, cv2.LINE_AA)
+    half = 0.22 * radius
+    for k in range(8):
+        a = math.radians(first_deg + 45 * k)
+        d = np.array([math.cos(a), math.sin(a)])
+        n = np.array([-d[1], d[0]])
+        p0, p1 = c + d * inner, c + d * radius
+        slot = np.array([p0 + n * half, p1 + n * half, p1 - n * half, p0 - n * half])
+        cv2.fillConvexPoly(img, slot.astype(np.int32), dark, cv2.LINE_AA)
+        if k % 3 == 0:
+            t = half * 0.85
+            tile = np.array([p0 + n * t, p1 + d * radius * 0.4 + n * t, p1 + d * radius * 0.4 - n * t, p0 - n * t])
+            cv2.fillConvexPoly(img, tile.astype(np.int32), (235, 240, 245), cv2.LINE_AA)
+    cv2.rectangle(img, (int(c[0] - radius * 0.38), int(c[1] - radius * 0.19)),
+                  (int(c[0] + radius * 0.38), int(c[1] + radius * 0.19)), (235, 240, 245), -1)
+    if cup:
+        cv2.circle(img, (int(c[0] + radius * 2.6), int(c[1] - radius * 0.5)), int(radius * 0.7), (200, 200, 220), -1)
+        cv2.circle(img, (int(c[0] + radius * 2.6), int(c[1] - radius * 0.5)), int(radius * 0.55), (30, 60, 90), -1)
+    return img
+
+
+@pytest.mark.parametrize(("centre", "radius", "first"), [((640, 480), 150, -90), ((500, 420), 110, -73),
+                                                          ((760, 560), 190, -101)])
+def test_the_hub_is_found_with_no_clicks(centre: tuple[float, float], radius: float, first: float) -> None:
+    cal = find_hub(drawn_hub(centre, radius, first))
+    assert math.dist(cal.centre, centre) < 0.05 * radius
+    assert cal.radius == pytest.approx(radius, rel=0.1)
+    expected = sorted(((first + 45 * k + 180) % 360 - 180 for k in range(8)), key=lambda a: abs(a + 90))
+    assert abs(cal.slot_angles[0] - expected[0]) < 2.0  # slot 1 is the one nearest straight up
+    steps = np.diff(np.unwrap(np.radians(cal.slot_angles)))
+    assert np.allclose(np.degrees(steps), 45.0, atol=2.0)  # then clockwise round the hub
+
+
+def test_no_hub_in_view_is_a_clear_error() -> None:
+    table = np.full((480, 640, 3), (60, 100, 140), np.uint8)
+    cv2.circle(table, (300, 240), 60, (200, 200, 220), -1)  # a cup is round but has no slots
+    with pytest.raises(CalibrationError, match="no .*hub"):
+        find_hub(table)
+
+
+def test_players_get_slots_clockwise_in_seating_order() -> None:
+    assert assign_trains(["Ana", "Ben", "Cy"]) == {1: "Ana", 2: "Ben", 3: "Cy", 8: "mexican"}
+    assert assign_trains(["Ana", "Ben"], mexican_slot=1) == {1: "mexican", 2: "Ana", 3: "Ben"}
+    with pytest.raises(ValueError, match="more than"):
+        assign_trains([f"P{i}" for i in range(8)])
+
+
+def test_trains_follow_their_direction_onto_the_found_slots() -> None:
+    found = Calibration((0.0, 0.0), 10.0, tuple(-88.0 + 45 * k for k in range(8)))
+    mapped = match_slots(found, {-90.0: "Ana", 180.0: "mexican", 46.0: "Ben"})
+    assert dict(mapped.trains) == {1: "Ana", 4: "Ben", 7: "mexican"}
+
+
+def test_the_calibration_is_stored_in_the_config_and_read_back(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[game]\nplayers = ["Ana", "Ben"]\n\n[calibration]\ncentre = [1.0, 2.0]\n\n'
+        '[calibration.trains]\n1 = "Ben"\n\n[web]\nport = 8080\n'
+    )
+    angles = tuple(-90.0 + 45 * k for k in range(8))
+    cal = Calibration((640.5, 480.25), 150.0, angles, {1: "Ana", 2: "Ben", 8: "mexican"})
+    save_calibration(path, cal)
+    config = load_config(path)
+    assert config.web.port == 8080 and config.game.players == ("Ana", "Ben")
+    back = from_config(config.calibration)
+    assert back is not None
+    assert back.centre == pytest.approx(cal.centre, abs=0.1) and back.radius == 150.0
+    assert back.slot_angles == pytest.approx(cal.slot_angles) and dict(back.trains) == dict(cal.trains)
+    assert path.read_text().count("[calibration]") == 1
+
+
+def test_a_knocked_hub_is_noticed_after_two_looks_and_trains_keep_their_slots() -> None:
+    start = find_hub(drawn_hub((640, 480), 150, -90)).with_trains({1: "Ana", 3: "Ben", 8: "mexican"})
+    watch = HubWatch(start, every_s=1.0)
+    still = drawn_hub((640, 480), 150, -90)
+    knocked = drawn_hub((700, 430), 150, -80)
+    assert watch.check(Frame(still, 0.0, "t", 0)) is None
+    assert watch.check(Frame(knocked, 0.5, "t", 1)) is None  # not due yet
+    assert watch.check(Frame(knocked, 1.0, "t", 2)) is None  # first look: maybe a hand
+    moved = watch.check(Frame(knocked, 1.1, "t", 3))
+    assert moved is not None and math.dist(moved.centre, (700, 430)) < 8
+    assert moved.trains[moved.slot_of("Ana")] == "Ana"
+    assert abs(moved.slot_angles[moved.slot_of("Ana") - 1] - (-80)) < 2.5
+    assert abs(moved.slot_angles[moved.slot_of("Ben") - 1] - 10) < 2.5
+    assert watch.check(Frame(knocked, 2.2, "t", 4)) is None  # settled again where it now is

@@ -1,0 +1,219 @@
+"""The reconciler: board changes become judged table-log actions, read with the game's help."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
+import numpy as np
+import pytest
+
+from hub.bus import EventBus
+from hub.calibration import Calibration, assign_trains
+from hub.events import AlertCleared, HandCounts, IllegalAction, Question, QuestionClosed
+from hub.reconciler import NONE_OF_THESE, Reconciler
+from hub.table import Table
+from hub.tracker import Board, BoardChange, SeenTile
+from scorekeeper import Play, Score, Start
+from scorekeeper.store import Store
+
+PLAYERS = ["Ana", "Ben", "Cy"]
+CAL = Calibration((500.0, 500.0), 70.0, tuple(-90.0 + 45.0 * k for k in range(8)), assign_trains(PLAYERS))
+
+
+def p(*weights: tuple[int, float], top: int = 12) -> tuple[float, ...]:
+    """Pip probabilities: the given (value, weight) pairs, the rest shared by what is left."""
+    out = np.zeros(top + 1)
+    for v, w in weights:
+        out[v] = w
+    rest = max(0.0, 1.0 - out.sum())
+    out[out == 0] = rest / max(1, int((out == 0).sum()))
+    return tuple(float(x) for x in out)
+
+
+def sure(v: int) -> tuple[float, ...]:
+    """A clearly read half."""
+    return p((v, 0.995))
+
+
+def seen(tid: int, inner: tuple[float, ...], outer: tuple[float, ...], centre: tuple[float, float] = (0, 0),
+         at: float = 0.0) -> SeenTile:
+    x, y = centre
+    corners = ((x + 15, y - 30), (x + 15, y + 30), (x - 15, y + 30), (x - 15, y - 30))
+    return SeenTile(tid, corners, inner, outer, at)
+
+
+def board(trains: Mapping[str, Sequence[SeenTile]] | None = None, engine: SeenTile | None = None,
+          loose: Sequence[SeenTile] = ()) -> Board:
+    full = {name: tuple((trains or {}).get(name, ())) for name in (*PLAYERS, "mexican")}
+    return Board(0.0, engine, MappingProxyType(full), tuple(loose), 0)
+
+
+class Harness:
+    def __init__(self, rules: str = "dominos-cc") -> None:
+        self.bus = EventBus()
+        self.events: list = []
+        self.sub = self.bus.subscribe(lambda env: self.events.append(env.event), "test")
+        self.table = Table(Store(":memory:"), self.bus)
+        self.table.new_game(rules, PLAYERS)
+        self.rec = Reconciler(self.table, CAL)
+
+    def see(self, b: Board, changes: Sequence[BoardChange] = ()) -> list:
+        return self.rec.update(b, changes)
+
+    def seen_events(self, kind: type) -> list:
+        self.sub.drain()
+        return [e for e in self.events if isinstance(e, kind)]
+
+    @property
+    def actions(self) -> list:
+        assert self.table.game_id is not None
+        return list(self.table.store.load(self.table.game_id).actions)
+
+
+ENGINE = seen(1, sure(12), sure(12), centre=CAL.centre)
+
+
+def started(rules: str = "dominos-cc") -> Harness:
+    h = Harness(rules)
+    h.see(board(engine=ENGINE))
+    return h
+
+
+def test_the_engine_in_the_hub_starts_the_round_with_the_presets_first_player() -> None:
+    h = started()
+    assert h.actions == [Start(12, "Ana", {"Ana": 15, "Ben": 15, "Cy": 15})]
+    h.see(board(engine=ENGINE))  # still there next frame: no second start
+    assert len(h.actions) == 1
+
+
+def test_where_the_table_says_who_starts_the_phones_are_asked() -> None:
+    h = started("classic")
+    assert h.actions == []
+    (question,) = h.seen_events(Question)
+    assert question.text == "The engine is 12|12. Who goes first?" and question.choices == tuple(PLAYERS)
+    h.rec.answer(question.id, "Ben")
+    assert h.actions == [Start(12, "Ben", {"Ana": 16, "Ben": 16, "Cy": 16})]
+
+
+def test_a_clear_legal_play_is_recorded_for_the_player_whose_turn_it_is() -> None:
+    h = started()
+    verdicts = h.see(board({"Ana": [seen(2, sure(12), sure(5))]}, ENGINE))
+    assert [v.ok for v in verdicts] == [True]
+    assert h.actions[-1] == Play("Ana", (5, 12), "Ana")
+    h.see(board({"Ana": [seen(2, sure(12), sure(5))]}, ENGINE))
+    assert len(h.actions) == 2  # a recorded tile is known, never recorded again
+
+
+def test_the_open_end_settles_an_unsure_half() -> None:
+    h = started()
+    unsure = seen(2, p((12, 0.45), (10, 0.5)), sure(5))  # the camera leans to 10, but the train ends in 12
+    h.see(board({"Ana": [unsure]}, ENGINE))
+    assert h.actions[-1] == Play("Ana", (5, 12), "Ana")
+
+
+def test_a_tile_already_on_the_table_cannot_be_played_again() -> None:
+    h = started()
+    h.see(board({"Ana": [seen(2, sure(12), sure(5))]}, ENGINE))
+    ben = seen(3, sure(12), p((5, 0.55), (6, 0.43)))  # looks most like 12|5, which Ana already played
+    h.see(board({"Ana": [seen(2, sure(12), sure(5))], "Ben": [ben]}, ENGINE))
+    assert h.actions[-1] == Play("Ben", (6, 12), "Ben")
+
+
+def test_an_unsure_reading_with_two_legal_answers_asks_and_waits() -> None:
+    h = started()
+    unsure = seen(2, sure(12), p((5, 0.5), (6, 0.47)))
+    h.see(board({"Ana": [unsure]}, ENGINE))
+    (question,) = h.seen_events(Question)
+    assert question.text == "Was that 12|5?"
+    assert question.choices[:2] == ("12|5", "12|6") and question.choices[-1] == NONE_OF_THESE
+    ben = seen(3, sure(12), sure(3))
+    h.see(board({"Ana": [unsure], "Ben": [ben]}, ENGINE))  # the game waits for the answer
+    assert len(h.actions) == 1
+    h.rec.answer(question.id, "12|6")
+    assert h.actions[-1] == Play("Ana", (6, 12), "Ana")
+    assert [e.answer for e in h.seen_events(QuestionClosed)] == ["12|6"]
+    h.see(board({"Ana": [unsure], "Ben": [ben]}, ENGINE))
+    assert h.actions[-1] == Play("Ben", (3, 12), "Ben")
+
+
+def test_an_illegal_play_alerts_and_clears_when_taken_back() -> None:
+    h = started()
+    wrong = seen(2, sure(4), sure(9))  # Ana's train ends in 12
+    verdicts = h.see(board({"Ana": [wrong]}, ENGINE))
+    assert [v.error.code.value for v in verdicts] == ["no-match"]
+    (alert,) = h.seen_events(IllegalAction)
+    assert alert.alert.text == "Ana: 4|9 does not match Ana's train, which ends in 12"
+    assert h.see(board({"Ana": [wrong]}, ENGINE)) == []  # still lying there: one alert, not one per frame
+    h.see(board({}, ENGINE), [BoardChange("gone", wrong, 1.0)])
+    assert [e.alert_id for e in h.seen_events(AlertCleared)] == [alert.alert.id]
+    assert h.see(board({"Ana": [seen(3, sure(12), sure(9))]}, ENGINE))[0].ok
+
+
+def test_a_tile_on_a_closed_train_is_flagged() -> None:
+    h = started()
+    verdicts = h.see(board({"Ben": [seen(2, sure(12), sure(9))]}, ENGINE))
+    assert [v.error.code.value for v in verdicts] == ["train-closed"]
+    assert len(h.actions) == 1
+
+
+def test_plays_are_judged_in_the_order_they_settled() -> None:
+    h = started()
+    ana = seen(2, sure(12), sure(5), at=1.0)
+    ben = seen(3, sure(12), sure(7), at=2.0)
+    h.see(board({"Ana": [ana], "Ben": [ben]}, ENGINE))
+    assert h.actions[1:] == [Play("Ana", (5, 12), "Ana"), Play("Ben", (7, 12), "Ben")]
+
+
+def test_end_of_round_counts_each_seat_and_scores_what_the_table_confirms() -> None:
+    h = started()
+    h.table.submit(Play("Ana", (12, 5), "Ana"), "test")
+    h.see(board({"Ana": [seen(2, sure(12), sure(5))]}, ENGINE))
+    h.table.submit(Play("Ben", (12, 7), "Ben"), "test")  # pretend every tile of the round went down
+    h.table.game.hand_counts["Ana"] = 0  # type: ignore[index]
+    h.table.submit(Play("Cy", (12, 0), "Cy"), "test")
+    h.table.game.hand_counts["Cy"] = 0  # type: ignore[index]
+    from scorekeeper import Out
+
+    assert h.table.submit(Out("Cy"), "button").ok
+
+    def at(slot: int, r: float) -> tuple[float, float]:
+        d = CAL.direction(slot)
+        return (CAL.centre[0] + d[0] * r, CAL.centre[1] + d[1] * r)
+
+    slots = {v: k for k, v in CAL.trains.items()}
+    hands = [
+        seen(20, sure(3), sure(4), at(slots["Ana"], 400)),
+        seen(21, sure(0), sure(0), at(slots["Ana"], 440)),
+        seen(22, sure(6), sure(2), at(slots["Ben"], 400)),
+        seen(23, p((12, 0.6), (11, 0.3)), sure(5), at(slots["Ben"], 440)),  # 12|5 is on the table: 11|5
+    ]
+    h.see(board({"Ana": [seen(2, sure(12), sure(5))]}, ENGINE, loose=hands))
+    (counts,) = h.seen_events(HandCounts)
+    assert dict(counts.counts) == {"Ana": 7, "Ben": 24}  # 0|0 scores 0 under dominos-cc
+    verdict = h.rec.confirm_score("web")
+    assert verdict.ok
+    assert h.actions[-1] == Score({"Ana": ((0, 0), (3, 4)), "Ben": ((2, 6), (5, 11))})
+
+
+def test_a_tile_whose_play_was_undone_is_not_recorded_again_until_relaid() -> None:
+    h = started()
+    tile = seen(2, sure(12), sure(5))
+    h.see(board({"Ana": [tile]}, ENGINE))
+    h.table.undo("web")
+    h.rec.after_undo()
+    h.see(board({"Ana": [tile]}, ENGINE))
+    assert h.actions == [Start(12, "Ana", {"Ana": 15, "Ben": 15, "Cy": 15})]
+    h.see(board({}, ENGINE), [BoardChange("gone", tile, 2.0)])
+    h.see(board({"Ana": [seen(3, sure(12), sure(5))]}, ENGINE))
+    assert h.actions[-1] == Play("Ana", (5, 12), "Ana")
+
+
+def test_an_answer_that_is_no_choice_is_refused() -> None:
+    h = started()
+    h.see(board({"Ana": [seen(2, sure(12), p((5, 0.5), (6, 0.47)))]}, ENGINE))
+    (question,) = h.seen_events(Question)
+    with pytest.raises(ValueError, match="neither a choice"):
+        h.rec.answer(question.id, "banana")
+    with pytest.raises(KeyError):
+        h.rec.answer(question.id + 1, "12|5")

@@ -1,0 +1,180 @@
+"""The tracker: tiles settle only when still, survive hands and nudges, and are placed in their trains."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from hub.calibration import Calibration
+from hub.tracker import Board, Tracker, TrackerSettings
+from vision.types import DetectedTile, HalfReading
+
+L, W = 60.0, 30.0  # tile length and width in pixels
+CAL = Calibration(
+    centre=(500.0, 500.0),
+    radius=70.0,
+    slot_angles=tuple(-90.0 + 45.0 * k for k in range(8)),  # slot 1 points up, then clockwise
+    trains={1: "Ana", 3: "Ben", 8: "mexican"},
+)
+FPS = 10.0
+
+
+def probs(value: int, sharp: float = 0.96, top: int = 12) -> tuple[float, ...]:
+    p = np.full(top + 1, (1 - sharp) / top)
+    p[value] = sharp
+    return tuple(float(x) for x in p)
+
+
+def tile(centre: Sequence[float], angle_deg: float, values: tuple[int, int], *, conf: float = 0.95,
+         face: str = "up", flip: bool = False) -> DetectedTile:
+    """A detection: ``values[0]`` on the half at the +axis end (the axis at ``angle_deg``)."""
+    a = math.radians(angle_deg + (180.0 if flip else 0.0))
+    if flip:
+        values = (values[1], values[0])
+    u = np.array([math.cos(a), math.sin(a)])
+    n = np.array([-math.sin(a), math.cos(a)])
+    c = np.asarray(centre, float)
+    a_, n_ = u * L / 2, n * W / 2
+    corners = [c + a_ - n_, c + a_ + n_, c - a_ + n_, c - a_ - n_]
+    halves = tuple(
+        HalfReading(tuple(float(v) for v in c + s * u * L / 4), probs(v) if face == "up" else ())
+        for s, v in ((1, values[0]), (-1, values[1]))
+    )
+    return DetectedTile(tuple((float(x), float(y)) for x, y in corners), halves, conf, face)  # type: ignore[arg-type]
+
+
+def lay_train(slot: int, values: Sequence[tuple[int, int]], bend_deg: float = 0.0,
+              cross_doubles: bool = False, gap: float = 2.0) -> list[DetectedTile]:
+    """Tiles end to end out of ``slot`` (inner value first), turning ``bend_deg`` at each tile."""
+    direction = CAL.direction(slot)
+    entry = np.asarray(CAL.centre) + direction * CAL.radius * 0.6
+    out = []
+    for k, (inner, outer) in enumerate(values):
+        cross = cross_doubles and inner == outer and k > 0
+        half = W / 2 if cross else L / 2
+        centre = entry + direction * (half + gap)
+        heading = math.degrees(math.atan2(direction[1], direction[0]))
+        axis = heading + 90 if cross else heading + 180  # values[0] (inner) towards the hub
+        out.append(tile(centre, axis, (inner, outer), flip=k % 2 == 1))
+        entry = centre + direction * half
+        turn = math.radians(bend_deg)
+        direction = np.array([direction[0] * math.cos(turn) - direction[1] * math.sin(turn),
+                              direction[0] * math.sin(turn) + direction[1] * math.cos(turn)])
+    return out
+
+
+def engine(value: int = 12) -> DetectedTile:
+    return tile(CAL.centre, 0.0, (value, value))
+
+
+def run(tracker: Tracker, frames: Sequence[Sequence[DetectedTile]], t0: float = 0.0) -> list:
+    changes = []
+    for i, dets in enumerate(frames):
+        changes += tracker.update(list(dets), t0 + i / FPS)
+    return changes
+
+
+def readings(board: Board, train: str) -> list[tuple[int, int]]:
+    return [t.reading for t in board.trains[train]]
+
+
+def test_a_tile_counts_only_after_it_has_been_still_long_enough() -> None:
+    tracker = Tracker(CAL, TrackerSettings(stable_s=0.5))
+    laid = lay_train(1, [(12, 5)])
+    changes = run(tracker, [laid] * 5)  # 0.4 s
+    assert changes == [] and tracker.board.trains["Ana"] == ()
+    changes = run(tracker, [laid] * 2, t0=0.5)
+    assert [c.kind for c in changes] == ["settled"]
+    assert readings(tracker.board, "Ana") == [(12, 5)]  # inner half first, whichever way it was seen
+
+
+def test_a_hand_moving_over_the_table_never_settles() -> None:
+    tracker = Tracker(CAL)
+    rng = np.random.default_rng(3)
+    frames = [[tile((400 + rng.uniform(-40, 40), 300 + 15 * i), rng.uniform(0, 180), (3, 4))] for i in range(30)]
+    assert run(tracker, frames) == []
+    assert tracker.board.unsettled == 1
+
+
+def test_a_tile_hidden_now_and_then_by_a_hand_still_settles_once() -> None:
+    tracker = Tracker(CAL)
+    laid = lay_train(1, [(12, 5)])
+    frames = [laid if i % 3 else [] for i in range(12)]
+    changes = run(tracker, frames)
+    assert [c.kind for c in changes] == ["settled"]
+
+
+def test_shaky_detections_and_weak_or_face_down_ones_are_ignored() -> None:
+    tracker = Tracker(CAL)
+    laid = lay_train(1, [(12, 5)])[0]
+    weak = tile((300, 300), 0, (1, 2), conf=0.2)
+    down = tile((700, 300), 0, (1, 2), face="down")
+    changes = run(tracker, [[laid, weak, down]] * 10)
+    assert [c.tile.reading for c in changes] == [(12, 5)]
+    assert tracker.board.loose == ()
+
+
+def test_a_tile_pushed_straight_stays_the_same_tile() -> None:
+    tracker = Tracker(CAL)
+    first = lay_train(1, [(12, 5)])[0]
+    run(tracker, [[first]] * 8)
+    settled_id = tracker.board.trains["Ana"][0].id
+    c = np.mean(first.corners, axis=0)
+    nudged = [tile(c + [3.0 * i, 1.5 * i], 90 + 2 * i, (12, 5)) for i in range(1, 5)]
+    jumped = tile(c + [4, -W * 0.9], 95, (12, 5))  # one quick shove nearly a tile width along its train
+    changes = run(tracker, [[n] for n in nudged] + [[jumped]] * 8, t0=1.0)
+    assert changes == []
+    assert tracker.board.trains["Ana"][0].id == settled_id
+
+
+def test_a_tile_taken_away_is_noticed() -> None:
+    tracker = Tracker(CAL, TrackerSettings(gone_s=0.6))
+    laid = lay_train(1, [(12, 5)])
+    run(tracker, [laid] * 8)
+    assert run(tracker, [[]] * 5, t0=0.8) == []  # unseen for 0.5 s: may be a hand
+    changes = run(tracker, [[]] * 3, t0=1.3)
+    assert [c.kind for c in changes] == ["gone"] and changes[0].tile.reading == (12, 5)
+    assert tracker.board.trains["Ana"] == ()
+
+
+def test_trains_are_followed_out_from_their_slots_round_bends_and_doubles() -> None:
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 5), (5, 5), (5, 9), (9, 1), (1, 1), (1, 7)], bend_deg=12, cross_doubles=True)
+    ben = lay_train(3, [(12, 3), (3, 8)], bend_deg=-15)
+    mexican = lay_train(8, [(12, 0)])
+    stray = tile((900, 900), 30, (6, 6))
+    frames = [[engine(), *ana, *ben, *mexican, stray]] * 8
+    run(tracker, frames)
+    board = tracker.board
+    assert board.engine is not None and board.engine.reading == (12, 12)
+    assert readings(board, "Ana") == [(12, 5), (5, 5), (5, 9), (9, 1), (1, 1), (1, 7)]
+    assert readings(board, "Ben") == [(12, 3), (3, 8)]
+    assert readings(board, "mexican") == [(12, 0)]
+    assert [t.reading for t in board.loose] == [(6, 6)]
+
+
+def test_a_gap_in_a_train_stops_the_chain_there() -> None:
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 5), (5, 9), (9, 1)])
+    run(tracker, [[ana[0], ana[2]]] * 8)  # the middle tile is hidden
+    assert readings(tracker.board, "Ana") == [(12, 5)]
+    assert [t.reading for t in tracker.board.loose] == [(9, 1)]
+
+
+def test_a_tile_in_a_slot_with_no_train_is_loose() -> None:
+    tracker = Tracker(CAL)
+    run(tracker, [lay_train(5, [(12, 4)])] * 8)
+    assert all(chain == () for chain in tracker.board.trains.values())
+    assert len(tracker.board.loose) == 1
+
+
+@pytest.mark.parametrize("flip_every_frame", [False, True])
+def test_the_detectors_half_order_does_not_change_the_reading(flip_every_frame: bool) -> None:
+    tracker = Tracker(CAL)
+    c = CAL.centre[0], CAL.centre[1] - CAL.radius * 0.6 - L / 2 - 2
+    frames = [[tile(c, 90, (12, 7), flip=flip_every_frame and i % 2 == 1)] for i in range(8)]
+    run(tracker, frames)
+    assert readings(tracker.board, "Ana") == [(12, 7)]

@@ -1,0 +1,152 @@
+"""Vision pieces that need no model: geometry, pip features, scoring rules, real-dev label frames."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.evaluate import Tally, TruthTile, score_photo, score_synthetic
+from vision.geometry import half_centers, points_in_quads, quad_params, rect_corners, shoelace
+from vision.pips import half_features, rectify
+from vision.realdev import LabelledHalf, LabelledPhoto, _to_pixels, pair_halves
+from vision.types import DetectedTile, HalfReading
+
+
+def _tile(corners: np.ndarray, values: tuple[int, int], conf: float = 0.9, face: str = "up") -> DetectedTile:
+    centers = half_centers(corners[None])[0]
+    halves = tuple(
+        HalfReading((float(centers[k, 0]), float(centers[k, 1])), tuple(float(v == values[k]) for v in range(13)))
+        for k in range(2)
+    )
+    return DetectedTile(tuple(map(tuple, corners.tolist())), halves, conf, face)
+
+
+def test_rect_corners_wind_clockwise_and_round_trip() -> None:
+    rng = np.random.default_rng(1)
+    c = rng.uniform(0, 500, (50, 2))
+    a = rng.uniform(-np.pi, np.pi, 50)
+    length, width = rng.uniform(20, 200, 50), rng.uniform(10, 100, 50)
+    q = rect_corners(c, a, length, width)
+    assert (shoelace(q) > 0).all()
+    c2, a2, l2, w2 = quad_params(q)
+    np.testing.assert_allclose(c2, c, atol=1e-3)
+    np.testing.assert_allclose(l2, length, rtol=1e-4)
+    np.testing.assert_allclose(w2, width, rtol=1e-4)
+    np.testing.assert_allclose(np.cos(a2 - a), 1.0, atol=1e-5)
+    # halves[0] is at the corners[0..1] end
+    h = half_centers(q)
+    end0 = (q[:, 0] + q[:, 1]) / 2
+    assert (np.linalg.norm(h[:, 0] - end0, axis=1) < np.linalg.norm(h[:, 1] - end0, axis=1)).all()
+
+
+def test_points_in_quads() -> None:
+    q = rect_corners(np.array([[100.0, 100.0]]), np.array([0.3]), np.array([80.0]), np.array([40.0]))
+    inside = points_in_quads(np.array([[100.0, 100.0], [100.0, 160.0], [130.0, 110.0]]), q)
+    assert inside[:, 0].tolist() == [True, False, True]
+
+
+def _draw_tile(canvas: np.ndarray, pip_bgr: tuple[int, int, int], pips: int) -> np.ndarray:
+    import cv2
+
+    canvas[:] = (200, 225, 235)  # ivory face, BGR
+    for k in range(pips):
+        cv2.circle(canvas, (12 + 20 * k, 30), 5, pip_bgr, -1)
+    return canvas
+
+
+def test_pale_yellow_pips_stand_out_in_the_colour_channel() -> None:
+    """A pale yellow pip barely differs in grey from ivory but must still show in the reader's input."""
+    patch = _draw_tile(np.zeros((64, 32, 3), np.uint8), (90, 215, 235), 1)
+    grey = patch.mean(axis=-1)
+    assert abs(grey[30, 12] - grey[50, 20]) < 25  # nearly invisible in grey
+    feats = half_features(patch[None])
+    assert feats.shape == (2, 2, 32, 32)
+    colour = feats[0, 1]
+    assert colour[30, 12] > 5 * max(colour[5, 28], 0.02)
+
+
+def test_features_ignore_which_colour_a_pip_is() -> None:
+    """Two tiles that differ only in pip colour of the same contrast give near-identical inputs."""
+    a = half_features(_draw_tile(np.zeros((64, 32, 3), np.uint8), (40, 40, 150), 1)[None])
+    b = half_features(_draw_tile(np.zeros((64, 32, 3), np.uint8), (150, 40, 40), 1)[None])
+    assert np.abs(a - b).max() < 0.35
+
+
+def test_rectify_puts_halves0_on_top() -> None:
+    img = np.full((200, 300, 3), 255, np.uint8)
+    q = rect_corners(np.array([[150.0, 100.0]]), np.array([0.0]), np.array([160.0]), np.array([80.0]))
+    # paint the +x end (halves[0]) dark
+    img[60:140, 150:230] = 0
+    patch = rectify(img, q)[0]
+    assert patch.shape == (64, 32, 3)
+    assert patch[:28].mean() < 40 and patch[36:].mean() > 215
+
+
+def test_score_synthetic_counts_hits_swaps_misses_and_false_tiles() -> None:
+    qs = rect_corners(np.array([[100.0, 100.0], [180.0, 100.0], [400.0, 400.0]]), np.zeros(3), np.full(3, 80.0),
+                      np.full(3, 40.0))
+    truth = [TruthTile(qs[0], (3, 5), "up", False), TruthTile(qs[1], (5, 12), "up", False),
+             TruthTile(qs[2], (1, 1), "up", True)]
+    turned = np.roll(qs[0], 2, axis=0)  # the same tile, halves the other way round
+    false = rect_corners(np.array([[600.0, 100.0]]), np.zeros(1), np.array([80.0]), np.array([40.0]))[0]
+    dets = [_tile(turned, (5, 3)), _tile(qs[2], (1, 1)), _tile(false, (0, 2), 0.5)]
+    tally = Tally()
+    faults = score_synthetic(truth, dets, tally)
+    m = tally.metrics()
+    assert (tally.truth_tiles, tally.found) == (2, 1)  # the ignored tile counts for neither
+    assert m["tile_precision"] == 0.5  # the detection on the ignored tile is no false alarm
+    assert m["half_accuracy"] == 0.5 and m["exact_tile_accuracy"] == 0.5
+    assert m["hand_total_accuracy"] == 0.0
+    assert any("missed (5, 12)" in f for f in faults) and any("false tile" in f for f in faults)
+    assert tally.confusion[3, 3] == 1 and tally.confusion[5, 5] == 1
+
+
+def test_touching_tiles_do_not_match_their_neighbour() -> None:
+    qs = rect_corners(np.array([[100.0, 100.0], [180.0, 100.0]]), np.zeros(2), np.full(2, 80.0), np.full(2, 40.0))
+    truth = [TruthTile(qs[0], (3, 5), "up", False), TruthTile(qs[1], (5, 12), "up", False)]
+    shifted = qs[0] + [38.0, 0.0]  # centre right by the divider of the neighbour
+    tally = Tally()
+    score_synthetic(truth, [_tile(shifted, (3, 5))], tally)
+    assert tally.found == 0
+
+
+def test_score_photo_needs_both_halves_in_one_detection() -> None:
+    halves = (LabelledHalf((0, 0, 40, 40), 6), LabelledHalf((40, 0, 80, 40), 2), LabelledHalf((200, 0, 240, 40), 9),
+              LabelledHalf((240, 0, 280, 40), 9))
+    photo = LabelledPhoto(None, halves, ((0, 1), (2, 3)))  # type: ignore[arg-type]
+    q = rect_corners(np.array([[40.0, 20.0], [240.0, 20.0]]), np.array([np.pi, np.pi]), np.full(2, 80.0),
+                     np.full(2, 40.0))
+    tally = Tally()
+    score_photo(photo, [_tile(q[0], (6, 2)), _tile(q[1], (9, 8))], tally)
+    m = tally.metrics()
+    assert m["tile_recall"] == 1.0 and m["half_accuracy"] == 0.75 and m["exact_tile_accuracy"] == 0.5
+
+
+def test_pair_halves_prefers_the_true_partner_over_a_neighbour() -> None:
+    # two tiles side by side: boxes of the neighbours touch too
+    hs = [LabelledHalf((0, 0, 50, 40), 1), LabelledHalf((50, 0, 100, 40), 2),
+          LabelledHalf((0, 40, 50, 80), 3), LabelledHalf((50, 40, 100, 80), 4)]
+    assert pair_halves(hs) == [(0, 1), (2, 3)]
+
+
+def test_stretched_upright_labels_map_back_to_stored_pixels() -> None:
+    w, h = 4032, 1960
+    # a stored pixel (x, y) is at upright (h-1-y, x), stretched to (.. * w/h, .. * h/w)
+    x, y = 1000.0, 300.0
+    ux, uy = h - y, x
+    lx, ly = ux * w / h, uy * h / w
+    box = _to_pixels([lx - 1, ly - 1, 2, 2], w, h, stretched=True)
+    assert box[0] <= x <= box[2] and box[1] <= y <= box[3]
+    assert _to_pixels([10, 20, 30, 40], w, h, stretched=False) == (10, 20, 40, 60)
+
+
+def test_pair_halves_handles_a_lone_half() -> None:
+    assert pair_halves([LabelledHalf((0, 0, 10, 10), 1)]) == []
+
+
+@pytest.mark.parametrize("bad", [np.zeros((10, 10), np.uint8), np.zeros((10, 10, 3), np.float32)])
+def test_reader_rejects_non_bgr_images(bad: np.ndarray) -> None:
+    from vision.reader import OnnxTileReader
+
+    with pytest.raises(ValueError, match="BGR uint8"):
+        OnnxTileReader().read(bad)

@@ -1,0 +1,83 @@
+"""Stage 1: find tiles on a downscaled frame (ONNX), with its pre- and post-processing.
+
+The network is CenterNet-like: a heatmap of tile centres (one channel for face-up, one for
+face-down) plus, at each centre, the tile's axis, length and width. Decoding keeps local maxima
+and then drops any peak whose centre lies well inside a stronger tile, so tiles that touch end to
+end in a train stay separate while a tile never comes out twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.geometry import DET_MAX_SIDE, DET_MULTIPLE, DET_STRIDE, points_in_quads, rect_corners
+from vision.onnx_session import MODELS_DIR, open_session
+
+DETECTOR_FILE = "tile_detector.onnx"
+MEAN, STD = 0.5, 0.25  # input pixel normalisation, shared with training
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A detected tile before reading: quad in frame pixels, detector score, face."""
+
+    corners: np.ndarray  # float32 (4,2), DetectedTile winding
+    score: float
+    face: str
+
+
+def detector_input(image: np.ndarray, max_side: int = DET_MAX_SIDE) -> tuple[np.ndarray, float]:
+    """BGR frame -> (1,3,H,W) float32 network input padded to DET_MULTIPLE, and the scale applied."""
+    h, w = image.shape[:2]
+    scale = max_side / max(h, w)
+    nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    small = cv2.resize(image, (nw, nh), interpolation=interp)
+    ph, pw = -(-nh // DET_MULTIPLE) * DET_MULTIPLE, -(-nw // DET_MULTIPLE) * DET_MULTIPLE
+    x = np.zeros((1, 3, ph, pw), np.float32)
+    x[0, :, :nh, :nw] = (small.transpose(2, 0, 1).astype(np.float32) * (1 / 255.0) - MEAN) / STD
+    return x, scale
+
+
+def decode(out: np.ndarray, scale: float, threshold: float, max_tiles: int = 300) -> list[Candidate]:
+    """Raw output (8,h,w) -> candidates in frame pixels (see TileDetector in vision/train/nets.py)."""
+    heat = 1.0 / (1.0 + np.exp(-out[:2]))
+    best = heat.max(axis=0)
+    peaks = (best >= cv2.dilate(best, np.ones((3, 3), np.uint8))) & (best > threshold)
+    ys, xs = np.nonzero(peaks)
+    if len(ys) == 0:
+        return []
+    score = best[ys, xs]
+    order = np.argsort(-score)[:max_tiles]
+    ys, xs, score = ys[order], xs[order], score[order]
+    face_down = heat[1, ys, xs] > heat[0, ys, xs]
+    center = np.stack([xs + out[2, ys, xs], ys + out[3, ys, xs]], axis=1) * DET_STRIDE
+    angle = 0.5 * np.arctan2(out[5, ys, xs], out[4, ys, xs])
+    length = np.exp(np.clip(out[6, ys, xs], -2.0, 8.0))
+    width = np.exp(np.clip(out[7, ys, xs], -2.0, 8.0))
+    corners = rect_corners((center + 0.5) / scale - 0.5, angle, length / scale, width / scale)
+    # drop peaks whose centre sits in the middle of a stronger tile (duplicates), never neighbours
+    core = rect_corners(corners.mean(axis=1), angle, 0.6 * length / scale, 0.6 * width / scale)
+    inside = points_in_quads(corners.mean(axis=1), core)  # (P, N): centre p inside core n
+    keep: list[int] = []
+    for i in range(len(score)):
+        if not any(inside[i, k] for k in keep):
+            keep.append(i)
+    return [Candidate(corners[i], float(score[i]), "down" if face_down[i] else "up") for i in keep]
+
+
+class OnnxTileDetector:
+    """Frame in, tile quads out."""
+
+    def __init__(self, models_dir: Path = MODELS_DIR, threads: int = 2, threshold: float = 0.35) -> None:
+        self.session = open_session(Path(models_dir) / DETECTOR_FILE, threads)
+        self.threshold = threshold
+
+    def detect(self, image: np.ndarray) -> list[Candidate]:
+        x, scale = detector_input(image)
+        (out,) = self.session.run(None, {"image": x})
+        return decode(out[0], scale, self.threshold)

@@ -1,0 +1,63 @@
+"""Constants and quad geometry shared by both stages and by training (numpy + OpenCV only)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+DET_STRIDE = 4  # one detector output cell, in detector-input pixels
+DET_MAX_SIDE = 640  # the detector sees the frame with its longest side scaled to this
+DET_MULTIPLE = 32  # detector input sides are padded to a multiple of this (the encoder's depth)
+HALF_PATCH = 32  # each half is rectified to HALF_PATCH x HALF_PATCH pixels
+READER_CHANNELS = 2  # relative darkness, colour distance from the tile's own face colour
+NUM_VALUES = 19  # pip values 0..18 (double-18 sets)
+
+
+def rect_corners(center: np.ndarray, angle: np.ndarray, length: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """Rotated rectangles (N,) -> corners (N,4,2) in the DetectedTile winding.
+
+    corners[0]->corners[1] is the short edge at the +axis end, and the four wind clockwise on
+    screen (y down), i.e. with a positive shoelace sum in image coordinates.
+    """
+    u = np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+    n = np.stack([-np.sin(angle), np.cos(angle)], axis=-1)
+    a = u * (length[:, None] / 2)
+    b = n * (width[:, None] / 2)
+    c = center
+    return np.stack([c + a - b, c + a + b, c - a + b, c - a - b], axis=1).astype(np.float32)
+
+
+def quad_params(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Corners (N,4,2) -> centre (N,2), axis angle (N,) pointing to corners[0..1]'s end, length, width."""
+    end0 = (corners[:, 0] + corners[:, 1]) / 2
+    end1 = (corners[:, 2] + corners[:, 3]) / 2
+    side_a = (corners[:, 1] + corners[:, 2]) / 2
+    side_b = (corners[:, 3] + corners[:, 0]) / 2
+    center = corners.mean(axis=1)
+    axis = end0 - end1
+    angle = np.arctan2(axis[:, 1], axis[:, 0])
+    length = np.linalg.norm(axis, axis=1)
+    width = np.linalg.norm(side_a - side_b, axis=1)
+    return center, angle, length, width
+
+
+def half_centers(corners: np.ndarray) -> np.ndarray:
+    """Corners (N,4,2) -> the two half centres (N,2,2), halves[0] first (bilinear, so exact for any quad)."""
+    end0 = (corners[:, 0] + corners[:, 1]) / 2
+    end1 = (corners[:, 2] + corners[:, 3]) / 2
+    mid = (end0 + end1) / 2
+    return np.stack([(end0 + mid) / 2, (end1 + mid) / 2], axis=1)
+
+
+def shoelace(corners: np.ndarray) -> np.ndarray:
+    """Twice the signed area of each quad (N,4,2); positive means clockwise on screen."""
+    x, y = corners[..., 0], corners[..., 1]
+    return np.sum(x * np.roll(y, -1, axis=-1) - np.roll(x, -1, axis=-1) * y, axis=-1)
+
+
+def points_in_quads(points: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """Boolean (P, N): is point p inside convex quad n (either winding)."""
+    p = points[:, None, None, :]  # P,1,1,2
+    a = corners[None]  # 1,N,4,2
+    b = np.roll(corners, -1, axis=1)[None]
+    cross = (b[..., 0] - a[..., 0]) * (p[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (p[..., 0] - a[..., 0])
+    return np.all(cross >= 0, axis=-1) | np.all(cross <= 0, axis=-1)

@@ -1,0 +1,93 @@
+"""Stage 2: read the pips of each tile (ONNX), with its pre- and post-processing.
+
+Each tile is rectified from the full-resolution frame into a canonical upright patch (halves[0]
+on top), split into two square halves, the lower one turned 180 degrees so that the divider is
+always at the bottom edge, and all halves of all tiles go through the network as one batch.
+
+The input is two colour-blind channels measured against the tile's own face colour: relative
+darkness, and colour distance. A pale yellow pip on ivory barely differs in brightness but does
+in colour; a navy pip differs in both. Neither channel says *which* colour a pip is, so the
+class signal is the pip pattern, never its colour.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.geometry import HALF_PATCH, NUM_VALUES
+from vision.onnx_session import MODELS_DIR, open_session
+
+READER_FILE = "pip_reader.onnx"
+_HP = HALF_PATCH
+_DST = np.float32([[0, 0], [_HP, 0], [_HP, 2 * _HP], [0, 2 * _HP]]) - 0.5
+
+
+def rectify(
+    image: np.ndarray, corners: np.ndarray, dst: np.ndarray = _DST, size: tuple[int, int] = (_HP, 2 * _HP)
+) -> np.ndarray:
+    """Quads (N,4,2) in frame pixels -> upright tile patches (N, 2*HP, HP, 3) uint8.
+
+    ``dst`` and ``size`` (w, h) place the quad elsewhere in a larger canvas (training keeps a
+    margin around each tile). A big tile is first shrunk with area averaging, so that the warp
+    never skips over pips.
+    """
+    out = np.empty((len(corners), size[1], size[0], 3), np.uint8)
+    h, w = image.shape[:2]
+    dst = dst.astype(np.float32)
+    for i, quad in enumerate(corners.astype(np.float32)):
+        src = quad
+        img = image
+        side = max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2]))
+        shrink = side / (2 * _HP * 1.5)
+        if shrink > 1.0:
+            x0, y0 = np.floor(np.clip(quad.min(axis=0) - 2, 0, [w - 1, h - 1])).astype(int)
+            x1, y1 = np.ceil(np.clip(quad.max(axis=0) + 3, 1, [w, h])).astype(int)
+            if x1 - x0 >= 2 and y1 - y0 >= 2:
+                crop = image[y0:y1, x0:x1]
+                sw, sh = max(1, round((x1 - x0) / shrink)), max(1, round((y1 - y0) / shrink))
+                img = cv2.resize(crop, (sw, sh), interpolation=cv2.INTER_AREA)
+                fx, fy = sw / (x1 - x0), sh / (y1 - y0)
+                src = (quad - [x0, y0] + 0.5) * [fx, fy] - 0.5
+        m = cv2.getPerspectiveTransform(src.astype(np.float32), dst)
+        out[i] = cv2.warpPerspective(img, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def half_features(patches: np.ndarray) -> np.ndarray:
+    """Tile patches (N, 2*HP, HP, 3) uint8 -> reader input (2N, 2, HP, HP) float32, halves[0] first.
+
+    The face colour is a high percentile per channel, since pips cover less than half a face.
+    """
+    n = len(patches)
+    f = patches.astype(np.float32)
+    face = np.percentile(f.reshape(n, -1, 3), 70, axis=1)  # (N,3)
+    face_lum = np.maximum(face.mean(axis=1), 16.0)[:, None, None]
+    lum = f.mean(axis=-1)
+    dark = (face_lum - lum) / face_lum
+    colour = np.linalg.norm(f - face[:, None, None, :], axis=-1) / face_lum
+    x = np.stack([np.clip(dark, -1, 1.5) * 2, np.clip(colour, 0, 1.5) * 2], axis=1)  # (N,2,2HP,HP)
+    top = x[:, :, :_HP]
+    bottom = x[:, :, _HP:, :][:, :, ::-1, ::-1]
+    return np.ascontiguousarray(np.stack([top, bottom], axis=1).reshape(2 * n, 2, _HP, _HP))
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+class OnnxPipReader:
+    """Tile quads in, per-half probabilities over 0..NUM_VALUES-1 out (N, 2, NUM_VALUES)."""
+
+    def __init__(self, models_dir: Path = MODELS_DIR, threads: int = 2) -> None:
+        self.session = open_session(Path(models_dir) / READER_FILE, threads)
+
+    def read(self, image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        if len(corners) == 0:
+            return np.zeros((0, 2, NUM_VALUES), np.float32)
+        x = half_features(rectify(image, corners))
+        (logits,) = self.session.run(None, {"halves": x})
+        return softmax(logits).reshape(len(corners), 2, NUM_VALUES)

@@ -1,0 +1,108 @@
+"""The real-photo development set (../shared/real-dev): photos and labelled halves, read in place.
+
+Labels are axis-aligned half boxes. For two of the portrait photos (EXIF orientation 6) the boxes
+were drawn on the upright photo stretched to 4032x1960 rather than on the stored pixels; we found
+this by drawing the boxes over the pixels (they miss every tile; mapped back, they sit on their
+halves). ``STRETCHED_UPRIGHT`` names those photos and ``_to_pixels`` maps their boxes back. This
+fixes the label coordinates only; no model or threshold is tuned per photo.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+DEFAULT_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "real-dev"
+STRETCHED_UPRIGHT = frozenset({"20210227_190416.jpg", "20210227_203058.jpg"})
+
+
+@dataclass(frozen=True)
+class LabelledHalf:
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 in the stored pixels
+    value: int
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return ((self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2)
+
+
+@dataclass(frozen=True)
+class LabelledPhoto:
+    path: Path
+    halves: tuple[LabelledHalf, ...]
+    tiles: tuple[tuple[int, int], ...]  # index pairs into ``halves``: the two halves of one tile
+
+    def load(self) -> np.ndarray:
+        """The stored pixels, ignoring EXIF rotation (the labels' frame)."""
+        image = cv2.imread(str(self.path), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+        if image is None:
+            raise OSError(f"cannot read {self.path}")
+        return image
+
+
+def _to_pixels(box: list[float], width: int, height: int, stretched: bool) -> tuple[float, float, float, float]:
+    x, y, w, h = box
+    if not stretched:
+        return (x, y, x + w, y + h)
+    # label frame = upright image (height x width) stretched to width x height; upright = stored turned 90 cw
+    ux0, ux1 = x * height / width, (x + w) * height / width
+    uy0, uy1 = y * width / height, (y + h) * width / height
+    return (uy0, height - ux1, uy1, height - ux0)
+
+
+def pair_halves(halves: list[LabelledHalf]) -> list[tuple[int, int]]:
+    """Pair the boxes that share a divider: the pairing of touching boxes with the least total
+    centre distance (exact, by dynamic programming over subsets; a photo holds a few dozen halves
+    at most). Boxes of neighbouring tiles overlap too, so a greedy nearest-neighbour pairing errs.
+    """
+    n = len(halves)
+    centers = np.array([h.center for h in halves])
+    boxes = np.array([h.box for h in halves])
+    cost = np.full((n, n), np.inf)
+    for i in range(n):
+        for j in range(n):
+            dx = max(boxes[i, 0] - boxes[j, 2], boxes[j, 0] - boxes[i, 2], 0.0)
+            dy = max(boxes[i, 1] - boxes[j, 3], boxes[j, 1] - boxes[i, 3], 0.0)
+            side = min(boxes[i, 2] - boxes[i, 0], boxes[i, 3] - boxes[i, 1])
+            if i != j and np.hypot(dx, dy) <= 0.25 * side:
+                cost[i, j] = np.hypot(*(centers[i] - centers[j]))
+
+    @cache
+    def best(free: frozenset[int]) -> tuple[float, tuple[tuple[int, int], ...]]:
+        if len(free) < 2:
+            return 0.0, ()
+        i = min(free)
+        options = [best(free - {i})]  # leave i unpaired, at a price
+        options[0] = (options[0][0] + 1e6, options[0][1])
+        for j in free - {i}:
+            if np.isfinite(cost[i, j]):
+                c, pairs = best(free - {i, j})
+                options.append((c + cost[i, j], ((i, j), *pairs)))
+        return min(options, key=lambda o: o[0])
+
+    return sorted(best(frozenset(range(n)))[1])
+
+
+def load_real_dev(root: Path = DEFAULT_DIR) -> list[LabelledPhoto]:
+    labels_path = root / "labels.json"
+    if not labels_path.is_file():
+        raise FileNotFoundError(f"real-dev labels not found at {labels_path}")
+    labels = json.loads(labels_path.read_text())
+    photos = []
+    for name, entry in sorted(labels.items()):
+        path = root / "photos" / name
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+        if image is None:
+            raise OSError(f"cannot read {path}")
+        h, w = image.shape[:2]
+        halves = [
+            LabelledHalf(_to_pixels(e["bbox_xywh"], w, h, name in STRETCHED_UPRIGHT), int(e["pips"]))
+            for e in entry["halves"]
+        ]
+        photos.append(LabelledPhoto(path, tuple(halves), tuple(pair_halves(halves))))
+    return photos

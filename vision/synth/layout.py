@@ -1,0 +1,371 @@
+"""Where things lie on the table, in millimetres: the hub, the trains, loose tiles and props.
+
+Trains grow out of the hub's slots with their tiles touching end to end. Each new tile keeps
+the heading when it can and otherwise turns (pivoting on the inside corner, so the tiles still
+touch) away from other tiles, the hub, the table's edge and the seats' counting zones, looking
+a few tiles ahead so a train does not run into a dead end. Doubles may lie across the train.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+
+def rects(centers: np.ndarray, angles: np.ndarray, length: float, width: float) -> np.ndarray:
+    """:func:`rect` for K rectangles at once: (K, 4, 2)."""
+    a = np.stack([np.cos(angles), np.sin(angles)], -1) * (length / 2)
+    n = np.stack([-np.sin(angles), np.cos(angles)], -1) * (width / 2)
+    return np.stack([centers - a + n, centers - a - n, centers + a - n, centers + a + n], axis=1)
+
+
+def rect(center: np.ndarray, angle: float, length: float, width: float) -> np.ndarray:
+    """Corners (4, 2) of a rectangle in TileTruth winding: corners[0..1] at the end opposite ``angle``."""
+    a = np.array([math.cos(angle), math.sin(angle)]) * (length / 2)
+    n = np.array([-math.sin(angle), math.cos(angle)]) * (width / 2)
+    c = np.asarray(center, np.float64)
+    return np.stack([c - a + n, c - a - n, c + a - n, c + a + n])
+
+
+@dataclass
+class Piece:
+    """A tile: ``angle`` points from the half holding values[0] to the half holding values[1]."""
+
+    values: tuple[int, int]
+    center: np.ndarray
+    angle: float
+    face: str = "up"
+    z: float = 0.0  # height of its underside above the table (a held tile)
+    train: str | None = None
+    position: int | None = None
+    owner: str | None = None
+    held: bool = False
+    tint: float = 1.0  # per-tile brightness jitter
+
+    def footprint(self, dims: TileDims) -> np.ndarray:
+        return rect(self.center, self.angle, dims.length, dims.width)
+
+
+@dataclass
+class Prop:
+    """A non-tile object. ``size`` is (length, width) in mm; ``height`` its top above the table."""
+
+    kind: str  # "coin" | "train-token" | "cup" | "phone" | "hand"
+    center: np.ndarray
+    angle: float
+    size: tuple[float, float]
+    height: float
+    colour: tuple[int, int, int]
+    train: str | None = None
+    z: float = 0.0  # underside height (a hand hovering)
+    reach_from: np.ndarray | None = None  # hands: where the arm comes from (table mm, off the table)
+    accent: tuple[int, int, int] = (0, 0, 0)  # sleeve, liquid, screen...
+    motion: tuple[float, float] = (0.0, 0.0)  # mm moved during the exposure (motion blur)
+    grip: float = 1.0  # hands: 1 fingers stretched, less when curled round a tile
+    sleeve: bool = True  # hands: a sleeve (``accent``) covers the far part of the arm
+    mirror: bool = False  # hands: a left hand (thumb on the other side)
+
+
+@dataclass(frozen=True)
+class TileDims:
+    length: float
+    width: float
+    thickness: float
+
+
+@dataclass
+class Hub:
+    center: np.ndarray
+    radius: float
+    slot_angles: tuple[float, ...]  # slot k+1 points at slot_angles[k] (clockwise on screen)
+    slot_inner: float  # radius where a slot's tile starts
+    colour: tuple[int, int, int]
+    trains: dict[int, str] = field(default_factory=dict)  # slot number -> train name
+    height: float = 6.0
+
+    def slot_start(self, number: int) -> tuple[np.ndarray, float]:
+        a = self.slot_angles[number - 1]
+        d = np.array([math.cos(a), math.sin(a)])
+        return self.center + d * self.slot_inner, a
+
+
+@dataclass
+class Table:
+    """The table top: an axis-aligned rectangle; outside it lies the floor."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    seats: dict[str, tuple[np.ndarray, float]] = field(default_factory=dict)  # player -> (edge point, inward angle)
+
+    def inside(self, pts: np.ndarray, margin: float) -> bool:
+        return bool(self.inside_many(pts[None], margin)[0])
+
+    def inside_many(self, pts: np.ndarray, margin: float) -> np.ndarray:
+        """(K, M, 2) point sets -> (K,) whether each lies wholly ``margin`` mm inside the table."""
+        x, y = pts[..., 0], pts[..., 1]
+        ok = (x >= self.x0 + margin) & (x <= self.x1 - margin) & (y >= self.y0 + margin) & (y <= self.y1 - margin)
+        return ok.all(axis=-1)
+
+    @property
+    def center(self) -> np.ndarray:
+        return np.array([(self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2])
+
+
+@dataclass
+class Layout:
+    table: Table
+    dims: TileDims
+    hub: Hub | None = None
+    pieces: list[Piece] = field(default_factory=list)
+    props: list[Prop] = field(default_factory=list)
+
+
+class Occupancy:
+    """A coarse raster of what lies where, to keep new tiles off old ones."""
+
+    CELL = 2.5  # mm
+
+    def __init__(self, table: Table, margin: float = 200.0) -> None:
+        self.x0, self.y0 = table.x0 - margin, table.y0 - margin
+        w = int((table.x1 - table.x0 + 2 * margin) / self.CELL) + 1
+        h = int((table.y1 - table.y0 + 2 * margin) / self.CELL) + 1
+        self.grid = np.zeros((h, w), np.int32)
+
+    def _cells(self, pts: np.ndarray) -> np.ndarray:
+        return np.stack([(pts[:, 0] - self.x0) / self.CELL, (pts[:, 1] - self.y0) / self.CELL], 1)
+
+    def mark(self, corners: np.ndarray, ident: int, grow: float = 1.0) -> None:
+        c = corners.mean(axis=0)
+        grown = c + (corners - c) * (1 + grow / max(np.linalg.norm(corners - c, axis=1).min(), 1e-6))
+        cv2.fillConvexPoly(self.grid, np.round(self._cells(grown) * 16).astype(np.int32), ident, cv2.LINE_8, 4)
+
+    def mark_disc(self, center: np.ndarray, radius: float, ident: int) -> None:
+        c = self._cells(center[None])[0]
+        cv2.circle(self.grid, (int(c[0] * 16), int(c[1] * 16)), int(radius / self.CELL * 16), ident, -1, cv2.LINE_8, 4)
+
+    def hits(self, center: np.ndarray, angle: float, length: float, width: float, ignore: int = 0) -> int:
+        """How many sample points of the rectangle fall on something (other than ``ignore``) or off the grid."""
+        return int(self.hits_many(np.asarray(center, np.float64)[None], np.array([angle]), length, width, ignore)[0])
+
+    def hits_many(self, centers: np.ndarray, angles: np.ndarray, length: float, width: float, ignore: int = 0) -> np.ndarray:
+        """:meth:`hits` for K rectangles at once: (K,) counts."""
+        u = np.stack([np.cos(angles), np.sin(angles)], -1)[:, None, None, :]
+        n = np.stack([-np.sin(angles), np.cos(angles)], -1)[:, None, None, :]
+        s_along = (np.linspace(-0.5, 0.5, max(3, int(length / 6))) * (length - 2.5))[None, :, None, None]
+        s_across = (np.linspace(-0.5, 0.5, max(2, int(width / 6))) * (width - 2.5))[None, None, :, None]
+        pts = centers[:, None, None, :] + s_along * u + s_across * n  # K, A, C, 2
+        cx = np.floor((pts[..., 0] - self.x0) / self.CELL).astype(np.intp)
+        cy = np.floor((pts[..., 1] - self.y0) / self.CELL).astype(np.intp)
+        h, w = self.grid.shape
+        inside = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
+        vals = self.grid[np.clip(cy, 0, h - 1), np.clip(cx, 0, w - 1)]
+        bad = ~inside | ((vals != 0) & (vals != ignore))
+        return bad.reshape(len(centers), -1).sum(axis=1)
+
+
+HUB_ID = -1
+ZONE_ID = -2  # seats' counting zones and the boneyard: trains keep out
+
+
+@dataclass
+class TrainEnd:
+    point: np.ndarray  # middle of the open end
+    heading: float
+    count: int
+    last_id: int
+    curl: float  # this train's preferred bend, in degrees per tile
+
+
+class Builder:
+    """Lays tiles on a layout, keeping them apart, and grows trains from the hub."""
+
+    def __init__(self, layout: Layout, rng: np.random.Generator, doubles_across: bool) -> None:
+        self.layout = layout
+        self.rng = rng
+        self.doubles_across = doubles_across
+        self.occ = Occupancy(layout.table)
+        self.ends: dict[str, TrainEnd] = {}
+        self._ids = 0
+        if layout.hub is not None:
+            self.occ.mark_disc(layout.hub.center, layout.hub.radius + 2.0, HUB_ID)
+
+    def _new_id(self) -> int:
+        self._ids += 1
+        return self._ids
+
+    def reserve_zone(self, corners: np.ndarray) -> None:
+        self.occ.mark(corners, ZONE_ID, grow=0.0)
+
+    def add(self, piece: Piece, mark: bool = True) -> int:
+        self.layout.pieces.append(piece)
+        ident = self._new_id()
+        if mark:
+            d = self.layout.dims
+            self.occ.mark(piece.footprint(d), ident)
+        return ident
+
+    # ---------------------------------------------------------------- trains
+    def start_train(self, train: str, slot: int) -> None:
+        hub = self.layout.hub
+        assert hub is not None
+        point, angle = hub.slot_start(slot)
+        self.ends[train] = TrainEnd(point, angle, 0, HUB_ID, float(self.rng.normal(0, 6)))
+
+    def start_free(self, train: str, point: np.ndarray, heading: float) -> None:
+        """A chain that starts anywhere on the table, not at the hub."""
+        self.ends[train] = TrainEnd(np.asarray(point, np.float64), heading, 0, 0, float(self.rng.normal(0, 8)))
+
+    def next_on(self, train: str, values: tuple[int, int], commit: bool = True) -> Piece:
+        """The next tile on ``train`` (values are (inner, outer)); placed only when ``commit``."""
+        end = self.ends[train]
+        d = self.layout.dims
+        double = values[0] == values[1]
+        across = double and self.doubles_across and end.count > 0
+        along = d.width if across else d.length
+        if end.count == 0:
+            choice = (end.heading, end.point, 0.0)
+        else:
+            choice = self._choose(end, along, across)
+        heading, start, _ = choice
+        u = np.array([math.cos(heading), math.sin(heading)])
+        center = start + u * (along / 2)
+        angle = heading + math.pi / 2 if across else heading
+        piece = Piece(values, center, angle, "up", train=train, position=end.count)
+        if commit:
+            ident = self.add(piece)
+            end.point, end.heading, end.count, end.last_id = start + u * along, heading, end.count + 1, ident
+            end.curl = float(np.clip(end.curl + self.rng.normal(0, 2.5), -14, 14))
+        return piece
+
+    def _starts_after(self, end: TrainEnd, headings: np.ndarray) -> np.ndarray:
+        """Middle of the new tile's inner end for each heading, pivoting on the inside corner (K, 2)."""
+        w = self.layout.dims.width
+        n_old = np.array([-math.sin(end.heading), math.cos(end.heading)])
+        n_new = np.stack([-np.sin(headings), np.cos(headings)], -1)
+        u_new = np.stack([np.cos(headings), np.sin(headings)], -1)
+        delta = np.remainder(headings - end.heading + math.pi, 2 * math.pi) - math.pi
+        side = np.sign(delta)[:, None]
+        pivot = end.point + side * n_old * (w / 2)
+        turned = pivot - side * n_new * (w / 2) + u_new * 0.3
+        return np.where(np.abs(delta)[:, None] < 1e-9, end.point, turned)
+
+    _TURNS = np.array([0, 8, -8, 16, -16, 28, -28, 42, -42, 60, -60, 80, -80, 100, -100, 130, -130], np.float64)
+
+    def _choose(self, end: TrainEnd, along: float, across: bool) -> tuple[float, np.ndarray, float]:
+        """The best free heading for the next tile: straight on if it can, turning as little as it must."""
+        d = self.layout.dims
+        table = self.layout.table
+        deg = self._TURNS + end.curl + self.rng.normal(0, 1.5, len(self._TURNS))
+        headings = end.heading + np.radians(deg)
+        starts = self._starts_after(end, headings)
+        u = np.stack([np.cos(headings), np.sin(headings)], -1)
+        centers = starts + u * (along / 2)
+        ln, wd = (d.width, d.length) if across else (d.length, d.width)
+        free = (self.occ.hits_many(centers, headings, ln, wd, end.last_id) == 0) & table.inside_many(
+            rects(centers, headings, ln, wd), 20.0)
+        # look three tiles further straight on, all candidates at once
+        k3 = np.array([0.5, 1.5, 2.5])[:, None, None]
+        c2 = (starts[None] + u[None] * (along + d.length * k3)).reshape(-1, 2)
+        h3 = np.tile(headings, 3)
+        blocked = (self.occ.hits_many(c2, h3, d.length, d.width, end.last_id) > 0).astype(float)
+        blocked += ~table.inside_many(rects(c2, h3, d.length, d.width), 20.0)
+        ahead = blocked.reshape(3, -1).sum(axis=0)
+        cost = np.abs(deg) / 12.0 + 2.5 * ahead + self.rng.uniform(0, 0.6, len(deg))
+        if not free.any():  # boxed in: carry straight on over whatever is there
+            return end.heading, end.point.copy(), 0.0
+        k = int(np.argmin(np.where(free, cost, np.inf)))
+        return float(headings[k]), starts[k], float(deg[k])
+
+    # ------------------------------------------------------------ loose tiles
+    def scatter(
+        self,
+        values: list[tuple[int, int]],
+        center: np.ndarray,
+        radius: float,
+        face: str,
+        owner: str | None = None,
+        overlap_share: float = 0.0,
+    ) -> list[Piece]:
+        """Loose tiles dropped around ``center`` (a boneyard, a pile), mostly apart."""
+        d = self.layout.dims
+        table = self.layout.table
+        out = []
+        tries = 30
+        for v in values:
+            allow_overlap = self.rng.random() < overlap_share
+            r = radius * np.sqrt(self.rng.random(tries))
+            a = self.rng.uniform(0, 2 * math.pi, tries)
+            centers = center + r[:, None] * np.stack([np.cos(a), np.sin(a)], -1)
+            angles = self.rng.uniform(0, 2 * math.pi, tries)
+            ok = table.inside_many(rects(centers, angles, d.length, d.width), 5.0)
+            if not allow_overlap:
+                ok &= self.occ.hits_many(centers, angles, d.length + 2, d.width + 2) == 0
+            if not ok.any():
+                continue
+            k = int(np.argmax(ok))
+            placed = Piece(v, centers[k], float(angles[k]), face, owner=owner)
+            self.add(placed)
+            out.append(placed)
+        return out
+
+    def row(
+        self,
+        values: list[tuple[int, int]],
+        origin: np.ndarray,
+        direction: float,
+        face: str,
+        owner: str | None,
+        upright: bool,
+        gap: float = 4.0,
+        jitter: float = 2.0,
+    ) -> list[Piece]:
+        """Tiles laid side by side from ``origin`` along ``direction`` (a hand laid out for counting).
+
+        ``upright`` tiles point across the row (side by side); otherwise they lie end to end.
+        Long hands wrap onto a second and third line behind the first.
+        """
+        d = self.layout.dims
+        u = np.array([math.cos(direction), math.sin(direction)])
+        n = np.array([-math.sin(direction), math.cos(direction)])
+        step = (d.width if upright else d.length) + gap
+        depth = (d.length if upright else d.width) + gap
+        per_line = max(1, 10 if upright else 6)
+        out = []
+        for i, v in enumerate(values):
+            line, k = divmod(i, per_line)
+            count = min(per_line, len(values) - line * per_line)
+            c = origin + u * ((k - (count - 1) / 2) * step) - n * (line * depth)
+            c = c + self.rng.normal(0, jitter, 2)
+            ang = direction + (math.pi / 2 if upright else 0.0) + math.radians(self.rng.normal(0, 3))
+            if self.rng.random() < 0.5:
+                ang += math.pi
+            p = Piece(v, c, ang, face, owner=owner)
+            self.add(p)
+            out.append(p)
+        return out
+
+
+def make_hub(center: np.ndarray, dims: TileDims, rng: np.random.Generator, slots: int = 8) -> Hub:
+    colours = [(40, 40, 40), (30, 30, 150), (140, 60, 20), (60, 120, 170), (200, 200, 200), (40, 100, 40), (50, 90, 150)]
+    slot_inner = dims.length * 0.62 + dims.width * 0.3
+    radius = slot_inner + dims.length * rng.uniform(0.45, 0.7)
+    a0 = float(rng.uniform(0, 2 * math.pi))
+    angles = tuple(a0 + 2 * math.pi * k / slots for k in range(slots))
+    return Hub(np.asarray(center, np.float64), radius, angles, slot_inner, colours[int(rng.integers(len(colours)))])
+
+
+def place_seats(table: Table, players: list[str], start_angle: float) -> None:
+    """Seats evenly round the table's edge, clockwise from ``start_angle`` (seen from the centre)."""
+    c = table.center
+    hw, hh = (table.x1 - table.x0) / 2, (table.y1 - table.y0) / 2
+    for i, p in enumerate(players):
+        a = start_angle + 2 * math.pi * i / len(players)
+        d = np.array([math.cos(a), math.sin(a)])
+        t = min(hw / max(abs(d[0]), 1e-9), hh / max(abs(d[1]), 1e-9))
+        edge = c + d * t
+        table.seats[p] = (edge, a + math.pi)

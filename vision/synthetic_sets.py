@@ -1,0 +1,26 @@
+"""Which renderer scenes train and test the models: seeds, frame sizes, tile sizes, what counts.
+
+Training and evaluation draw from the same distribution; only the seeds differ, so the held-out
+figures measure generalisation to new scenes, not to a new kind of scene.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+TRAIN_SEED_LIMIT = 500_000  # training uses seeds below this
+EVAL_SEED0 = 1_000_000  # held-out synthetic seeds start here
+
+# frame sizes drawn per scene: the Pi HQ camera's binned mode, and smaller ones
+FRAME_SIZES = ((2028, 1520), (1640, 1232), (1280, 960), (1920, 1080))
+# tile length range as a share of the frame's longest side (the renderer draws log-uniformly)
+TILE_SHARE = (0.025, 0.25)
+VISIBLE_REQUIRED = 0.9  # a tile at least this visible must be found and read; less is optional
+
+
+def scene_options(seed: int) -> dict:
+    """Renderer options for one training or evaluation scene (deterministic by seed)."""
+    rng = np.random.default_rng(seed)
+    width, height = FRAME_SIZES[int(rng.integers(len(FRAME_SIZES)))]
+    side = max(width, height)
+    return {"width": width, "height": height, "tile_px": (TILE_SHARE[0] * side, TILE_SHARE[1] * side)}

@@ -1,0 +1,100 @@
+"""``python -m vision.train``: render, train both models, export ONNX, measure, write the model card.
+
+Everything is seeded: the renderer by scene seed, the augmentation and the weights by --seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import shlex
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from vision.eval_run import eval_real_dev, eval_synthetic
+from vision.onnx_session import MODELS_DIR
+from vision.synthetic_sets import TRAIN_SEED_LIMIT
+from vision.train.cache import load_or_render
+from vision.train.card import write_card
+from vision.train.fit import export_detector, export_reader, train_detector, train_reader
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__)
+    p.add_argument("--scenes", type=int, default=1600, help="training scenes (seeds 0..N-1)")
+    p.add_argument("--det-steps", type=int, default=6000)
+    p.add_argument("--reader-steps", type=int, default=6000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cache", type=Path, default=ROOT / "var" / "train-cache")
+    p.add_argument("--out", type=Path, default=MODELS_DIR)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--skip-eval", action="store_true", help="do not measure or write the model card")
+    args = p.parse_args(argv)
+    if args.scenes > TRAIN_SEED_LIMIT:
+        p.error(f"--scenes must stay below {TRAIN_SEED_LIMIT}: higher seeds are held out for evaluation")
+    torch.set_num_threads(args.threads)
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    def log(msg: str) -> None:
+        print(f"[{time.perf_counter() - t0:7.0f}s] {msg}", flush=True)
+
+    t0 = time.perf_counter()
+    started = datetime.now(UTC)
+    log(f"rendering {args.scenes} training scenes into {args.cache}")
+    samples = load_or_render(args.cache, range(args.scenes), workers=args.threads, log=log)
+    t_render = time.perf_counter() - t0
+    context = np.concatenate([s.context for s in samples])
+    values = np.concatenate([s.values for s in samples])
+    n_tiles = sum(len(s.corners) for s in samples)
+    log(f"{len(samples)} scenes, {n_tiles} tiles, {len(context)} readable tile patches")
+
+    t1 = time.perf_counter()
+    det = train_detector(samples, args.det_steps, seed=args.seed, log=log)
+    export_detector(det, args.out / "tile_detector.onnx")
+    t_det = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    rd = train_reader(context, values, args.reader_steps, seed=args.seed, log=log)
+    export_reader(rd, args.out / "pip_reader.onnx")
+    t_reader = time.perf_counter() - t2
+    t_train = time.perf_counter() - t0
+    log(f"trained in {t_train / 60:.1f} min (render {t_render / 60:.1f}, detector {t_det / 60:.1f},"
+        f" reader {t_reader / 60:.1f})")
+    if args.skip_eval:
+        return 0
+
+    from vision.reader import OnnxTileReader
+
+    reader = OnnxTileReader(models_dir=args.out, threads=args.threads, max_value=18)
+    results = [eval_synthetic(reader, None, log=log)]
+    try:
+        results.append(eval_real_dev(reader, None))
+    except FileNotFoundError as e:
+        log(f"real-dev not scored: {e}")
+    command = "python -m vision.train " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    write_card(
+        args.out / "README.md",
+        command=command.strip(),
+        started=started,
+        machine=f"{platform.machine()} {platform.processor() or ''}".strip() + f", {args.threads} torch threads",
+        scenes=args.scenes,
+        tiles=n_tiles,
+        patches=len(context),
+        steps=(args.det_steps, args.reader_steps),
+        seed=args.seed,
+        minutes={"render": t_render / 60, "detector": t_det / 60, "reader": t_reader / 60, "total": t_train / 60},
+        results=results,
+        models_dir=args.out,
+    )
+    log(f"wrote {args.out / 'README.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

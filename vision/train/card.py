@@ -1,0 +1,94 @@
+"""Writes models/README.md, the model card, from what a training run actually did and measured."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from vision.eval_run import SetResult, confusion_markdown, metrics_table
+from vision.geometry import DET_MAX_SIDE, DET_STRIDE, HALF_PATCH, NUM_VALUES
+from vision.synthetic_sets import EVAL_SEED0, FRAME_SIZES, TILE_SHARE, TRAIN_SEED_LIMIT, VISIBLE_REQUIRED
+from vision.train.detector_data import ZOOM
+
+
+def write_card(path: Path, *, command: str, started: datetime, machine: str, scenes: int, tiles: int, patches: int,
+               steps: tuple[int, int], seed: int, minutes: dict[str, float], results: list[SetResult],
+               models_dir: Path) -> None:
+    sizes = {f.name: f.stat().st_size / 1e6 for f in sorted(models_dir.glob("*.onnx"))}
+    frames = ", ".join(f"{w}x{h}" for w, h in FRAME_SIZES)
+    text = f"""# Models: tile detector and pip reader
+
+Written by `{command}` on {started:%Y-%m-%d %H:%M} UTC ({machine}). Both models are trained
+only on scenes from the renderer (`vision/synth`); the real photos are never seen in training.
+
+| file | size |
+|---|---|
+""" + "".join(f"| `{name}` | {mb:.2f} MB |\n" for name, mb in sizes.items()) + f"""
+## tile_detector.onnx
+
+- **Input** `image`: float32 (1, 3, H, W), the BGR frame resized so its longest side is {DET_MAX_SIDE}
+  px (area averaging), scaled as (pixel/255 - 0.5)/0.25 and zero-padded right and bottom to a
+  multiple of 32 (see `vision/detector.py: detector_input`).
+- **Output** `maps`: float32 (1, 8, H/{DET_STRIDE}, W/{DET_STRIDE}). Channels 0-1: face-up and face-down
+  tile-centre heatmap logits; 2-3: the centre's offset within the cell (cells); 4-5: the long axis as
+  (cos 2a, sin 2a); 6-7: log length and log width in input pixels. Decoding (`decode`) keeps 3x3
+  local maxima above 0.35 and drops a peak whose centre falls in the middle 60% of a stronger tile.
+- **Architecture**: CenterNet-style; a stride-32 encoder of plain and depthwise-separable convolutions
+  (dilated at the bottom) and a light stride-4 decoder with lateral connections (`vision/train/nets.py`).
+
+## pip_reader.onnx
+
+- **Input** `halves`: float32 (2N, 2, {HALF_PATCH}, {HALF_PATCH}). Each tile is rectified from the full-resolution
+  frame into a {HALF_PATCH}x{2 * HALF_PATCH} upright patch (halves[0] on top; large tiles are first shrunk by area
+  averaging), split into two squares, the lower turned 180 degrees so the divider is always at the
+  bottom. Channels: darkness relative to the tile's face colour (70th percentile per channel), and
+  colour distance from it, both divided by the face's brightness (`vision/pips.py`). Neither
+  channel carries which colour a pip is.
+- **Output** `logits`: float32 (2N, {NUM_VALUES}): pip values 0..{NUM_VALUES - 1}; softmax gives the probabilities. The
+  reader keeps 0..max_value of the set and renormalises.
+
+## Data recipe
+
+- Training scenes: renderer seeds 0..{scenes - 1} (held-out evaluation seeds start at {EVAL_SEED0}; training
+  refuses seeds at or above {TRAIN_SEED_LIMIT}). Frame size drawn per seed from {frames}; tile length
+  {TILE_SHARE[0]:.1%}-{TILE_SHARE[1]:.0%} of the frame's longest side; everything else (kind of scene,
+  set, colours, camera tilt and lens, light, occluders, blur, noise, JPEG) as the renderer randomises it
+  by seed. A tile at least {VISIBLE_REQUIRED:.0%} visible and not held in a hand must be found and read.
+  {scenes} scenes, {tiles} tiles, {patches} readable tile patches.
+- Detector: frames cached at longest side 768 (JPEG 93); random 256x256 crops at zoom {ZOOM[0]}-{ZOOM[1]}x
+  relative to the run-time scale, any rotation, mirror; targets ignore tiles that are occluded, cut by
+  the frame or the crop.
+- Reader: per fully visible face-up tile, a context patch with a margin; at each step its corners are
+  jittered (shift, turn, scale, each corner on its own: an imperfect detector and an oblique camera),
+  mirrored, turned end for end.
+- Both: colour channels permuted, white balance, brightness, gamma, uneven light, blur, noise, JPEG
+  (`vision/train/augment.py`).
+- Optimiser: AdamW, cosine schedule, {steps[0]} detector steps (batch 12), {steps[1]} reader steps
+  (batch 128 tiles), torch seed {seed}.
+
+## Training time
+
+Wall time on this run, a shared 2-core machine (other engineers' jobs were running too):
+render {minutes['render']:.1f} min, detector {minutes['detector']:.1f} min, reader {minutes['reader']:.1f} min,
+**total {minutes['total']:.1f} min**. Re-running reuses the render cache in `var/train-cache/`.
+
+Retrain with exactly: `.venv/bin/pip install -e '.[train]' && .venv/bin/{command}`
+
+## Measured accuracy
+
+Measured right after training by the code behind `domino-hub eval vision`
+(`vision/evaluate.py` documents the matching rules).
+
+{metrics_table(results)}
+
+""" + "\n".join(f"- {r.name}: {r.detail}" for r in results) + "\n"
+    for r in results:
+        text += f"\n### Half values, {r.name} (true rows, read columns)\n\n{confusion_markdown(r.tally.confusion)}\n"
+    text += """
+## Limits
+
+- Trained on rendered scenes only. The real-dev photos are oblique phone shots of one set on one
+  table; the project's camera looks straight down. Treat real-dev figures as a sanity check.
+- Speed: `domino-hub bench vision` (2028x1520 frame, 40 tiles, onnxruntime on 2 threads).
+"""
+    path.write_text(text)

@@ -1,0 +1,55 @@
+"""Pip-reader training batches: context patches re-rectified through jittered corners, then re-lit.
+
+The jitter plays an imperfect detector and an oblique camera (each corner moves on its own, so
+the rectified tile is also sheared and keystoned); mirroring is free because every standard pip
+layout reads the same in a mirror.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import HALF_PATCH
+from vision.pips import _DST, half_features
+from vision.train.augment import photometric
+from vision.train.cache import CONTEXT_QUAD
+
+GROUP = 8  # patches that share one photometric draw (one "camera look"), for speed
+
+
+def jitter_quad(rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    """CONTEXT_QUAD moved, turned, scaled and its corners nudged independently."""
+    q = CONTEXT_QUAD.astype(np.float64)
+    c = q.mean(axis=0)
+    ang = np.radians(rng.normal(0, 3.0 * strength))
+    rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+    s = np.exp(rng.normal(0, 0.05 * strength, 2))
+    q = (q - c) * s @ rot.T + c
+    q += rng.normal(0, [0.05 * HALF_PATCH, 0.07 * HALF_PATCH], 2) * strength  # whole-tile shift
+    q += rng.normal(0, 0.05 * HALF_PATCH * strength, (4, 2))  # each corner on its own
+    return q.astype(np.float32)
+
+
+def reader_batch(
+    context: np.ndarray, values: np.ndarray, rng: np.random.Generator, n: int, strength: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """n tiles -> halves (2n,2,HP,HP) float32 and their values (2n,) int64."""
+    idx = rng.integers(len(context), size=n)
+    patches = np.empty((n, 2 * HALF_PATCH, HALF_PATCH, 3), np.uint8)
+    labels = values[idx].copy()
+    for j, i in enumerate(idx):
+        quad = jitter_quad(rng, strength)
+        if rng.random() < 0.5:  # the tile turned end for end: halves swap
+            quad = np.roll(quad, 2, axis=0)
+            labels[j] = labels[j][::-1]
+        m = cv2.getPerspectiveTransform(quad, _DST)
+        patches[j] = cv2.warpPerspective(context[i], m, (HALF_PATCH, 2 * HALF_PATCH), flags=cv2.INTER_LINEAR,
+                                         borderMode=cv2.BORDER_REPLICATE)
+        if rng.random() < 0.5:
+            patches[j] = patches[j][:, ::-1]
+    for g in range(0, n, GROUP):
+        strip = np.concatenate(list(patches[g : g + GROUP]), axis=1)
+        strip = photometric(strip, rng, strength)
+        patches[g : g + GROUP] = np.stack(np.split(strip, strip.shape[1] // HALF_PATCH, axis=1))
+    return half_features(patches), labels.reshape(-1)

@@ -1,0 +1,123 @@
+"""The Flask app the phones open: ``create_app(table, bus, pin=...)``, served by :mod:`web.server`."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from flask import Flask, Response, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from hub.bus import EventBus
+from hub.table import Table
+
+from .guard import Guard, Refused
+from .history import History
+from .i18n import COOKIE, LANGUAGES
+from .live import Live
+from .validate import BadInput
+
+log = logging.getLogger(__name__)
+
+CSP = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+
+
+@dataclass
+class WebContext:
+    """What every request needs: the table it changes, the live model it reads, the PIN guard."""
+
+    table: Table
+    bus: EventBus
+    live: Live
+    guard: Guard
+    history: History
+    join_url: str | None
+    heartbeat_s: float
+
+
+def ctx() -> WebContext:
+    return current_app.extensions["domino_hub"]
+
+
+def create_app(
+    table: Table,
+    bus: EventBus,
+    pin: str,
+    *,
+    join_url: str | None = None,
+    max_streams: int = 40,
+    heartbeat_s: float = 10.0,
+) -> Flask:
+    """The page for one table. ``pin`` guards every change; ``join_url`` overrides the QR code's address."""
+    from . import api, pages
+
+    app = Flask(__name__)
+    app.config.update(MAX_CONTENT_LENGTH=64 * 1024, TEMPLATES_AUTO_RELOAD=False)
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.extensions["domino_hub"] = WebContext(
+        table=table,
+        bus=bus,
+        live=Live(table, bus, max_streams=max_streams),
+        guard=Guard(pin),
+        history=History(table.store),
+        join_url=join_url,
+        heartbeat_s=heartbeat_s,
+    )
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    app.register_error_handler(Refused, _refused)
+    app.register_error_handler(BadInput, _bad_input)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _unexpected)
+    app.after_request(_headers)
+    return app
+
+
+def error(status: int, kind: str, message: str, field: str | None = None, **extra: object) -> Response:
+    """A JSON error: ``error`` is a stable code a page can translate, ``field`` names bad input."""
+    body: dict[str, object] = {"error": kind, "message": message}
+    if field is not None:
+        body["field"] = field
+    body.update(extra)
+    response = jsonify(body)
+    response.status_code = status
+    return response
+
+
+def _refused(e: Refused) -> Response:
+    return error(e.status, e.code, e.message, e.field)
+
+
+def _bad_input(e: BadInput) -> Response:
+    return error(400, "bad-input", e.message, e.field)
+
+
+def _wants_json() -> bool:
+    return request.path.startswith(("/api/", "/events")) or request.method != "GET"
+
+
+def _http_error(e: HTTPException) -> Response | HTTPException:
+    if not _wants_json():
+        return e
+    code = (e.name or "error").lower().replace(" ", "-")
+    field = "body" if e.code == 413 else None
+    return error(e.code or 500, code, e.description or e.name, field)
+
+
+def _unexpected(e: Exception) -> Response:
+    log.exception("unexpected error on %s %s", request.method, request.path)
+    return error(500, "internal", "Something went wrong on the hub; nothing was changed")
+
+
+def _headers(response: Response) -> Response:
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    lang = request.args.get("lang")
+    if lang in LANGUAGES and request.cookies.get(COOKIE) != lang:
+        response.set_cookie(COOKIE, lang, max_age=365 * 24 * 3600, samesite="Lax")
+    return response
