@@ -132,7 +132,8 @@ class HubSettings:
     work_px: int = 640  # the frame is searched at this size (longest side)
     min_radius: float = 0.04  # of the frame's shorter side
     max_radius: float = 0.35
-    candidates: int = 60  # circles from the Hough transform to look at
+    candidates: int = 8  # round outlines looked at closely
+    min_rim: float = 0.6  # share of the rim that must show an edge
     min_slot_fit: float = 0.3  # how clearly the band inside the rim must show the slots
 
 
@@ -150,10 +151,11 @@ def _slot_fit(lab: np.ndarray, centre: np.ndarray, radius: float, slots: int) ->
     """(score, angle of slot centres in radians): how well ``slots`` straight, parallel-sided channels
     explain the band inside the rim.
 
-    Each slot (an empty channel, or a tile lying in it) should differ in colour from the hub
-    on either side of it. Because a channel has parallel sides it spans a smaller angle
-    farther out, while the hub between two channels widens; fitting that shape tells the
-    slots from the gaps between them, which a plain 8-fold pattern cannot.
+    Between the slots lies the hub's body, one colour all round; in each slot lies an empty
+    channel or a tile, which stands out from it. So the right fit leaves a uniform remainder
+    that every slot differs from. Because a channel has parallel sides it spans a smaller
+    angle farther out, while the body between two channels widens; fitting that shape tells
+    the slots from the gaps between them, which a plain 8-fold pattern cannot.
     """
     period = 2 * math.pi / slots
     angles = np.linspace(0, 2 * math.pi, 360, endpoint=False)
@@ -161,68 +163,38 @@ def _slot_fit(lab: np.ndarray, centre: np.ndarray, radius: float, slots: int) ->
     polar = _polar(lab, centre, radii, angles).reshape(-1, 3)  # (radii * angles, 3)
     r = np.repeat(radii, len(angles))
     theta = np.tile(angles, len(radii))
-    phases = np.linspace(0, period, 45, endpoint=False)
     best = (0.0, 0.0)
-    for half in (0.14, 0.19, 0.25):
-        for phase in phases:
+    for half in (0.15, 0.2, 0.25):
+        for phase in np.linspace(0, period, 45, endpoint=False):
             off = (theta - phase + period / 2) % period - period / 2
-            slot = ((theta - phase + period / 2) // period).astype(int) % slots
             inside = np.abs(r * np.sin(off)) < half * radius
-            bins = slot * 2 + inside
-            count = np.bincount(bins, minlength=2 * slots).astype(np.float64)
+            if inside.all() or not inside.any():
+                continue
+            body = polar[~inside]
+            body_mean = body.mean(axis=0)
+            body_spread = math.sqrt(float(np.mean(np.sum((body - body_mean) ** 2, axis=1))))
+            slot = ((theta - phase + period / 2) // period).astype(int) % slots
+            count = np.bincount(slot[inside], minlength=slots).astype(np.float64)
             if (count == 0).any():
                 continue
-            means = np.stack([np.bincount(bins, polar[:, c], 2 * slots) for c in range(3)], axis=1) / count[:, None]
-            contrast = np.linalg.norm(means[1::2] - means[0::2], axis=1)
-            spread = np.sqrt(np.mean(np.sum((polar - means[bins]) ** 2, axis=1)))
-            score = float(np.median(contrast)) / (spread + 3.0)
+            sums = np.stack([np.bincount(slot[inside], polar[inside, c], slots) for c in range(3)], axis=1)
+            contrast = np.linalg.norm(sums / count[:, None] - body_mean, axis=1)
+            score = float(np.median(contrast)) / (body_spread + 3.0)
             if score > best[0]:
                 best = (score, float(phase))
     return best
-
-
-def _rims(lab: np.ndarray, centre: np.ndarray, r_min: float, r_max: float,
-          rays: int = 180) -> list[tuple[float, float]]:
-    """Radii round ``centre`` at which most rays cross a colour edge, with the share of rays that do.
-
-    A hub's rim runs all round (but for its slots); the ring of slot ends inside it, the engine
-    or a tile do not, so they make no rim.
-    """
-    h, w = lab.shape[:2]
-    angles = np.linspace(0, 2 * math.pi, rays, endpoint=False)
-    radii = np.arange(max(2.0, r_min), r_max, 1.0)
-    if len(radii) < 8:
-        return []
-    xs = centre[0] + np.cos(angles)[:, None] * radii[None, :]
-    ys = centre[1] + np.sin(angles)[:, None] * radii[None, :]
-    inside = (xs >= 0) & (xs <= w - 1) & (ys >= 0) & (ys <= h - 1)
-    samples = lab[np.clip(np.round(ys).astype(int), 0, h - 1), np.clip(np.round(xs).astype(int), 0, w - 1)]
-    step = np.linalg.norm(samples[:, 3:].astype(np.float64) - samples[:, :-3], axis=2)  # over 3 px
-    edge = (step > max(8.0, 3.0 * float(np.median(step)))) & inside[:, 3:] & inside[:, :-3]
-    near = np.zeros_like(edge)
-    for k in range(-2, 3):  # an edge within 2 px of the radius counts (a hub is not a perfect circle)
-        near |= np.roll(edge, k, axis=1)
-    share = near.mean(axis=0)
-    out = []
-    for i in range(1, len(share) - 1):
-        peak = share[i] >= 0.4 and share[i] >= share[i - 1] and share[i] >= share[i + 1]
-        if peak and (not out or radii[i] + 1.5 - out[-1][0] > 4):
-            out.append((float(radii[i] + 1.5), float(share[i])))
-    return out
 
 
 def _rim(lab: np.ndarray, centre: np.ndarray, radius: float, rays: int = 180) -> np.ndarray:
     """Points of the edge nearest ``radius`` along each ray, for refitting the circle."""
     h, w = lab.shape[:2]
     angles = np.linspace(0, 2 * math.pi, rays, endpoint=False)
-    radii = np.arange(radius * 0.9, radius * 1.1, 0.5)
-    xs = centre[0] + np.cos(angles)[:, None] * radii[None, :]
-    ys = centre[1] + np.sin(angles)[:, None] * radii[None, :]
-    samples = lab[np.clip(np.round(ys).astype(int), 0, h - 1), np.clip(np.round(xs).astype(int), 0, w - 1)]
-    step = np.linalg.norm(samples[:, 6:].astype(np.float64) - samples[:, :-6], axis=2)
+    radii = np.arange(radius * 0.85, radius * 1.15, 0.5)
+    samples = _polar(lab, centre, radii, angles).transpose(1, 0, 2)  # (rays, radii, 3)
+    step = np.linalg.norm(samples[:, 4:] - samples[:, :-4], axis=2)
     k = np.argmax(step, axis=1)
     strong = step[np.arange(rays), k] > max(8.0, 2.0 * float(np.median(step)))
-    r = radii[k] + 1.5
+    r = radii[k] + 1.0
     return np.stack([centre[0] + np.cos(angles) * r, centre[1] + np.sin(angles) * r], axis=1)[strong]
 
 
@@ -241,15 +213,68 @@ def _fit_circle(points: np.ndarray) -> tuple[np.ndarray, float]:
     return np.array([cx, cy]), r
 
 
-def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int = SLOTS) -> Calibration:
-    """The hub in one frame, with no clicks: the round shape with a rim all round and ``slots`` slots.
+def _round_edges(lab: np.ndarray, centres: np.ndarray, r_min: float, r_max: float,
+                 rays: int = 48) -> tuple[np.ndarray, np.ndarray]:
+    """For each candidate centre: the radius at which the most rays cross an edge that runs round
+    that centre (its colour changes along the ray), and the share of rays that do.
 
-    Candidate circles come from a Hough transform. The hub is the one with a clear edge
-    round most of its rim (a ring of slot ends inside it has none) whose band just inside
-    the rim changes colour regularly every 360/``slots`` degrees (slots, and the tiles
-    lying in them, against the hub's body; a cup or a coin has no such ring). The circle
-    is then refitted to its rim. Slot 1 is the slot nearest straight up in the image,
-    then clockwise. Raises CalibrationError when no such hub is in view.
+    Counting rays, not edge pixels, makes long straight edges (trains, the table's edge) weigh
+    little: only a closed round outline, like the hub's rim, is crossed by nearly every ray.
+    """
+    import cv2
+
+    gx = cv2.Sobel(lab.astype(np.float32), cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(lab.astype(np.float32), cv2.CV_32F, 0, 1, ksize=3)
+    jxx, jyy, jxy = (gx * gx).sum(2), (gy * gy).sum(2), (gx * gy).sum(2)
+    magnitude = np.sqrt(0.5 * (jxx + jyy + np.sqrt((jxx - jyy) ** 2 + 4 * jxy ** 2)))
+    normal = 0.5 * np.arctan2(2 * jxy, jxx - jyy)  # the direction of strongest change (mod pi)
+    strong = magnitude > max(40.0, float(np.percentile(magnitude, 80)))
+    h, w = strong.shape
+    angles = np.linspace(0, 2 * math.pi, rays, endpoint=False)
+    radii = np.arange(r_min, r_max, 1.0)
+    xs = centres[:, 0, None, None] + np.cos(angles)[None, :, None] * radii[None, None, :]
+    ys = centres[:, 1, None, None] + np.sin(angles)[None, :, None] * radii[None, None, :]
+    xi = np.clip(np.round(xs).astype(np.int32), 0, w - 1)
+    yi = np.clip(np.round(ys).astype(np.int32), 0, h - 1)
+    radial = np.abs(np.cos(normal[yi, xi] - angles[None, :, None])) > 0.85
+    hit = strong[yi, xi] & radial & (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    near = hit.copy()
+    for k in (1, 2):  # a rim within 2 px of the radius counts: a tilted camera sees an ellipse
+        near[:, :, k:] |= hit[:, :, :-k]
+        near[:, :, :-k] |= hit[:, :, k:]
+    share = near.mean(axis=1)  # (centres, radii)
+    best = np.argmax(share, axis=1)
+    return radii[best], share[np.arange(len(centres)), best]
+
+
+def _centre_candidates(lab: np.ndarray, r_min: float, r_max: float, keep: int) -> list[tuple[np.ndarray, float]]:
+    """The ``keep`` most complete round outlines in the (small) image, as (centre, radius)."""
+    h, w = lab.shape[:2]
+    step = max(2.0, r_min / 3)
+    gx, gy = np.meshgrid(np.arange(step / 2, w, step), np.arange(step / 2, h, step))
+    centres = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    radii, shares = np.empty(len(centres)), np.empty(len(centres))
+    for i in range(0, len(centres), 256):
+        radii[i:i + 256], shares[i:i + 256] = _round_edges(lab, centres[i:i + 256], r_min, r_max)
+    out: list[tuple[np.ndarray, float]] = []
+    for i in np.argsort(-shares):
+        if shares[i] < 0.3 or len(out) >= keep:
+            break
+        if all(math.dist(c, centres[i]) > max(r, radii[i]) * 0.5 for c, r in out):
+            out.append((centres[i], float(radii[i])))
+    return out
+
+
+def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int = SLOTS,
+             near: Calibration | None = None) -> Calibration:
+    """The hub in one frame, with no clicks: a round outline with ``slots`` slots inside its rim.
+
+    Candidate centres are those most rays from which cross a round edge (the hub's rim and
+    wall); each is refitted to its rim, and the hub is the one whose band inside the rim is
+    best explained by ``slots`` parallel-sided slots (empty, or holding a tile). Slot 1 is
+    the slot nearest straight up in the image, then clockwise. ``near`` (the last known
+    hub) limits the search to its surroundings, which is much quicker. Raises
+    CalibrationError when no such hub is in view.
     """
     import cv2
 
@@ -257,32 +282,31 @@ def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int 
     h, w = image.shape[:2]
     scale = s.work_px / max(h, w)
     small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-    gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 1.5)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0.8), cv2.COLOR_BGR2LAB)
     short = min(small.shape[:2])
-    circles = cv2.HoughCircles(
-        gray, cv2.HOUGH_GRADIENT, dp=1.5, minDist=short * 0.03, param1=80, param2=20,
-        minRadius=max(4, int(short * s.min_radius)), maxRadius=int(short * s.max_radius),
-    )
-    if circles is None:
-        raise CalibrationError("no round hub in view: is the camera pointing at the table?")
-    best: tuple[float, np.ndarray, float, float] | None = None
     r_min, r_max = short * s.min_radius, short * s.max_radius
-    centres: list[np.ndarray] = []
-    for x, y, _ in circles[0][: s.candidates]:  # a circle's centre, whatever ring the transform locked onto
-        if all(math.dist(c, (x, y)) > 3 for c in centres):
-            centres.append(np.array([x, y], np.float64))
-    for centre in centres:
-        for r, rim_share in _rims(lab, centre, r_min, r_max):
-            points = _rim(lab, centre, r)
-            if len(points) < 12:
-                continue
-            fitted, radius = _fit_circle(points)
-            if not r_min <= radius <= r_max:
-                continue
-            fit, phase = _slot_fit(lab, fitted, radius, slots)
-            if fit >= s.min_slot_fit and (best is None or fit * rim_share > best[0]):
-                best = (fit * rim_share, fitted, radius, phase)
+    if near is not None:
+        c = np.asarray(near.centre) * scale
+        r = near.radius * scale
+        grid = np.stack(np.meshgrid(np.arange(-0.5, 0.51, 0.1), np.arange(-0.5, 0.51, 0.1)), -1).reshape(-1, 2)
+        radii, shares = _round_edges(lab, c + grid * r, r * 0.7, r * 1.4)
+        order = np.argsort(-shares)[:3]
+        candidates = [((c + grid * r)[i], float(radii[i])) for i in order if shares[i] >= 0.3]
+    else:
+        small_lab = cv2.resize(lab, (lab.shape[1] // 2, lab.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        candidates = [(c * 2, r * 2) for c, r in _centre_candidates(small_lab, r_min / 2, r_max / 2, s.candidates)]
+    best: tuple[float, np.ndarray, float, float] | None = None
+    for centre, r in candidates:
+        points = _rim(lab, centre, r)
+        if len(points) < 12:
+            continue
+        fitted, radius = _fit_circle(points)
+        if not r_min <= radius <= r_max or math.dist(fitted, centre) > 0.5 * r:
+            continue
+        _, (share,) = _round_edges(lab, fitted[None], radius * 0.9, radius * 1.1)
+        fit, phase = _slot_fit(lab, fitted, radius, slots)
+        if fit >= s.min_slot_fit and share >= s.min_rim and (best is None or fit * share > best[0]):
+            best = (fit * share, fitted, radius, phase)
     if best is None:
         raise CalibrationError(f"no hub with {slots} slots in view: is it covered, or out of the picture?")
     _, centre, radius, phase = best

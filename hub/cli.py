@@ -19,6 +19,7 @@ COMMANDS = {
     "doctor": "hub.commands.doctor",
     "detect": "hub.commands.detect",
     "eval": "hub.commands.eval",
+    "synth": "hub.commands.synth",
 }
 
 

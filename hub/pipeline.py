@@ -13,7 +13,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
@@ -50,13 +50,23 @@ class Undo:
 
 
 @dataclass(frozen=True)
+class StartRound:
+    """The table says who goes first; the engine is the one the camera saw (``engine`` only if it saw none)."""
+
+    first: str
+    hands: Mapping[str, int] | None = None
+    engine: int | None = None
+    act: str = "start-round"
+
+
+@dataclass(frozen=True)
 class Answer:
     question_id: int
     answer: str
     act: str = "answer"
 
 
-Input = Action | ConfirmScore | Undo | Answer
+Input = Action | ConfirmScore | Undo | Answer | StartRound
 
 
 @dataclass
@@ -90,6 +100,7 @@ class Pipeline:
         self._inputs: queue.Queue[tuple[Input, str, Future]] = queue.Queue()
         self._stop = threading.Event()
         self.last_frame: Frame | None = None
+        self.last_verdicts: list[Verdict] = []  # what the camera recorded on the last frame
 
     @property
     def calibration(self) -> Calibration:
@@ -108,7 +119,9 @@ class Pipeline:
         if isinstance(action, ConfirmScore):
             return rec.confirm_score(source)
         if isinstance(action, Answer):
-            return rec.answer(action.question_id, action.answer)
+            return rec.answer(action.question_id, action.answer, source)
+        if isinstance(action, StartRound):
+            return rec.start_round(action.first, source, action.hands, action.engine)
         if isinstance(action, Undo):
             undone = self.table.undo(source)
             rec.after_undo()
@@ -144,6 +157,7 @@ class Pipeline:
         t1 = time.perf_counter()
         changes = self.tracker.update(detections, frame.timestamp)
         verdicts = self.reconciler.update(self.tracker.board, changes)
+        self.last_verdicts = verdicts
         done = time.perf_counter()
         if verdicts:
             self.stats.settle_to_verdict_s.append(done - arrived)

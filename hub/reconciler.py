@@ -66,6 +66,7 @@ class PendingQuestion:
     question: Question
     tile_id: int | None  # the settled tile it is about (None: who goes first)
     train: str | None
+    index: int | None  # the tile's place in its train
     options: Mapping[str, Action]
 
 
@@ -74,6 +75,7 @@ class RoundSighting:
     """What the camera has already turned into actions this round (so nothing is recorded twice)."""
 
     engine_id: int | None = None
+    engine: int | None = None  # the engine's value, as read
     illegal: dict[int, Alert] = field(default_factory=dict)  # tile id -> its open alert
     ignored: set[int] = field(default_factory=set)  # tiles the table said were no play
     counts: Mapping[str, tuple[Tile, ...]] | None = None
@@ -114,6 +116,8 @@ class Reconciler:
             if change.kind == "gone":
                 self._taken_back(change.tile)
         game = self.table.game
+        if self.pending is not None and not self._still_open(board):
+            self._close_question(None)
         if game is None or self.pending is not None:
             return out
         if game.phase == "idle":
@@ -135,22 +139,23 @@ class Reconciler:
 
     # ------------------------------------------------------------ new round
     def _look_for_engine(self, game: Game, board: Board) -> list[Verdict]:
+        """A new engine in the hub: ask who goes first (the preset's choice offered first)."""
         engine = board.engine
         expected = game.next_round
         if engine is None or expected is None or engine.id == self.round.engine_id:
             return []
         readings = self._double_readings(engine, game.rules.set, expected)
         best = readings[0]
-        if best.probability < self.settings.accept:
-            log.info("engine %s not sure enough (%.2f)", best.tile, best.probability)
+        if best.tile.high != expected or best.probability < self.settings.accept:
+            # an old engine not yet cleared away, or one the camera cannot read: the host starts from a phone
+            log.info("engine %s (%.2f) in the hub, %d|%d expected", best.text, best.probability, expected, expected)
             return []
-        self.round = RoundSighting(engine_id=engine.id)
-        first = self.proposed_first(game)
-        if first is None:
-            options = {p: self._start(game, best.tile.high, p) for p in game.players}
-            self._ask(f"The engine is {best.text}. Who goes first?", options, None, None)
-            return []
-        return [self._submit(self._start(game, best.tile.high, first))]
+        self.round = RoundSighting(engine_id=engine.id, engine=best.tile.high)
+        proposed = self.proposed_first(game)
+        order = sorted(game.players, key=lambda p: p != proposed)
+        options = {p: self._start(game, best.tile.high, p) for p in order}
+        self._ask(f"The engine is {best.text}. Who goes first?", options, None, None)
+        return []
 
     def _double_readings(self, tile: SeenTile, top: int, expected: int) -> list[Reading]:
         like = np.diag(tile_likelihoods(tile.inner, tile.outer, top)).copy()
@@ -164,10 +169,29 @@ class Reconciler:
 
     @staticmethod
     def proposed_first(game: Game) -> str | None:
-        """Who starts, where the preset's rule says; None where the table must tell."""
+        """Who starts where the preset's rule says (rotating first player); None where the table must tell."""
         if game.rules.first_player == "rotate":
             return game.players[len(game.rounds) % len(game.players)]
         return None
+
+    def start_round(self, first: str, source: str, hands: Mapping[str, int] | None = None,
+                    engine: int | None = None) -> Verdict:
+        """The table says who goes first: start the round with the engine the camera saw.
+
+        ``engine`` is used only when the camera has not seen one (the phone then says which).
+        """
+        game = self.table.game
+        if game is None:
+            raise RuntimeError("no game is set up")
+        value = self.round.engine if self.round.engine is not None else engine
+        if value is None:
+            raise ValueError("the camera has not seen the engine in the hub: say which double it is")
+        start = self._start(game, value, first)
+        if hands is not None:
+            start = Start(value, first, dict(hands))
+        if self.pending is not None and self.pending.tile_id is None:
+            self._close_question(first)
+        return self._submit(start, source)
 
     @staticmethod
     def _start(game: Game, engine: int, first: str) -> Start:
@@ -263,21 +287,22 @@ class Reconciler:
             return None
         best = readings[0]
         if best.probability >= self.settings.accept:
-            return self._record(tile, self._play_for(game, best.tile, train))
+            return self._record(tile.id, self._play_for(game, best.tile, train))
         options = {r.text: self._play_for(game, r.tile, train) for r in readings[: self.settings.choices]
                    if r.probability >= 0.01 or r is best}
         self._ask(f"Was that {best.text}?", options, tile.id, train)
         return None
 
-    def _record(self, tile: SeenTile | None, action: Action) -> Verdict:
-        verdict = self._submit(action)
-        if not verdict.ok and tile is not None:
+    def _record(self, tile_id: int | None, action: Action, source: str = "camera") -> Verdict:
+        """Submit a camera play; an illegal one is remembered with its alert until the tile goes."""
+        verdict = self._submit(action, source)
+        if not verdict.ok and tile_id is not None:
             assert verdict.alert is not None
-            self.round.illegal[tile.id] = verdict.alert
+            self.round.illegal[tile_id] = verdict.alert
         return verdict
 
-    def _submit(self, action: Action) -> Verdict:
-        verdict = self.table.submit(action, "camera")
+    def _submit(self, action: Action, source: str = "camera") -> Verdict:
+        verdict = self.table.submit(action, source)
         log.info("camera: %s -> %s", action, "ok" if verdict.ok else verdict.error)
         return verdict
 
@@ -285,15 +310,26 @@ class Reconciler:
     def _ask(self, text: str, options: Mapping[str, Action], tile_id: int | None, train: str | None) -> None:
         choices = (*options, NONE_OF_THESE) if tile_id is not None else tuple(options)
         question = Question(next(self._question_ids), text, choices)
-        self.pending = PendingQuestion(question, tile_id, train, MappingProxyType(dict(options)))
+        state = self.table.state()
+        index = None if train is None or state is None else len(state.trains.get(train, ()))
+        self.pending = PendingQuestion(question, tile_id, train, index, MappingProxyType(dict(options)))
         self.table.bus.publish(question)
+
+    def _still_open(self, board: Board) -> bool:
+        """Whether the open question still means something (a phone may have settled it another way)."""
+        pending, state = self.pending, self.table.state()
+        if pending is None or state is None:
+            return False
+        if pending.tile_id is None:
+            return state.phase == "idle"
+        return state.phase == "playing" and len(state.trains.get(pending.train or "", ())) == pending.index
 
     def _close_question(self, answer: str | None) -> None:
         if self.pending is not None:
             self.table.bus.publish(QuestionClosed(self.pending.question.id, answer))
             self.pending = None
 
-    def answer(self, question_id: int, answer: str) -> Verdict | None:
+    def answer(self, question_id: int, answer: str, source: str = "web") -> Verdict | None:
         """A phone's answer: one of the question's choices, or any tile written ``a|b``."""
         pending = self.pending
         if pending is None or pending.question.id != question_id:
@@ -306,7 +342,7 @@ class Reconciler:
             if pending.tile_id is not None:
                 self.round.ignored.add(pending.tile_id)
             return None
-        verdict = self._record(self._tile(pending.tile_id), action)
+        verdict = self._record(pending.tile_id, action, source)
         self.verdicts.append(verdict)
         return verdict
 
@@ -320,14 +356,6 @@ class Reconciler:
         if game is None or pending.train is None:
             raise ValueError(f"{answer!r} is not one of the choices")
         return self._play_for(game, Tile.of(a, b), pending.train)
-
-    def _tile(self, tile_id: int | None) -> SeenTile | None:
-        if tile_id is None or self.board is None:
-            return None
-        train, index = self.board.find(tile_id)
-        if train is None or index is None or train == "engine":
-            return None
-        return self.board.trains[train][index]
 
     # ------------------------------------------------------ end of the round
     def seat_of(self, point: tuple[float, float], players: Sequence[str]) -> str | None:

@@ -77,23 +77,42 @@ ENGINE = seen(1, sure(12), sure(12), centre=CAL.centre)
 def started(rules: str = "dominos-cc") -> Harness:
     h = Harness(rules)
     h.see(board(engine=ENGINE))
+    (question,) = h.seen_events(Question)
+    h.rec.answer(question.id, question.choices[0])
     return h
 
 
-def test_the_engine_in_the_hub_starts_the_round_with_the_presets_first_player() -> None:
-    h = started()
-    assert h.actions == [Start(12, "Ana", {"Ana": 15, "Ben": 15, "Cy": 15})]
-    h.see(board(engine=ENGINE))  # still there next frame: no second start
+def test_the_engine_in_the_hub_asks_who_goes_first_offering_the_presets_choice() -> None:
+    h = Harness("dominos-cc")
+    h.table.new_game("dominos-cc", ["Ben", "Cy", "Ana"])
+    h.see(board(engine=ENGINE))
+    h.see(board(engine=ENGINE))  # still there next frame: asked once
+    (question,) = h.seen_events(Question)
+    assert question.text == "The engine is 12|12. Who goes first?"
+    assert question.choices == ("Ben", "Cy", "Ana")  # dominos-cc rotates: the first seat starts round one
+    assert h.actions == []
+    h.rec.answer(question.id, "Ben")
+    assert h.actions == [Start(12, "Ben", {"Ben": 15, "Cy": 15, "Ana": 15})]
+    h.see(board(engine=ENGINE))
     assert len(h.actions) == 1
 
 
-def test_where_the_table_says_who_starts_the_phones_are_asked() -> None:
-    h = started("classic")
-    assert h.actions == []
+def test_where_the_table_says_who_starts_the_phones_answer_starts_the_round() -> None:
+    h = Harness("classic")
+    h.see(board(engine=ENGINE))
     (question,) = h.seen_events(Question)
-    assert question.text == "The engine is 12|12. Who goes first?" and question.choices == tuple(PLAYERS)
-    h.rec.answer(question.id, "Ben")
-    assert h.actions == [Start(12, "Ben", {"Ana": 16, "Ben": 16, "Cy": 16})]
+    assert question.choices == tuple(PLAYERS)
+    verdict = h.rec.start_round("Cy", "web")
+    assert verdict.ok and h.actions == [Start(12, "Cy", {"Ana": 16, "Ben": 16, "Cy": 16})]
+    assert [e.id for e in h.seen_events(QuestionClosed)] == [question.id]
+
+
+def test_an_old_engine_left_in_the_hub_does_not_start_a_round() -> None:
+    h = Harness("classic")
+    h.see(board(engine=seen(9, sure(11), sure(11), centre=CAL.centre)))  # the game begins with 12|12
+    assert h.seen_events(Question) == []
+    with pytest.raises(ValueError, match="has not seen the engine"):
+        h.rec.start_round("Ana", "web")
 
 
 def test_a_clear_legal_play_is_recorded_for_the_player_whose_turn_it_is() -> None:
@@ -124,7 +143,7 @@ def test_an_unsure_reading_with_two_legal_answers_asks_and_waits() -> None:
     h = started()
     unsure = seen(2, sure(12), p((5, 0.5), (6, 0.47)))
     h.see(board({"Ana": [unsure]}, ENGINE))
-    (question,) = h.seen_events(Question)
+    question = h.seen_events(Question)[-1]
     assert question.text == "Was that 12|5?"
     assert question.choices[:2] == ("12|5", "12|6") and question.choices[-1] == NONE_OF_THESE
     ben = seen(3, sure(12), sure(3))
@@ -132,7 +151,7 @@ def test_an_unsure_reading_with_two_legal_answers_asks_and_waits() -> None:
     assert len(h.actions) == 1
     h.rec.answer(question.id, "12|6")
     assert h.actions[-1] == Play("Ana", (6, 12), "Ana")
-    assert [e.answer for e in h.seen_events(QuestionClosed)] == ["12|6"]
+    assert h.seen_events(QuestionClosed)[-1].answer == "12|6"
     h.see(board({"Ana": [unsure], "Ben": [ben]}, ENGINE))
     assert h.actions[-1] == Play("Ben", (3, 12), "Ben")
 
@@ -212,7 +231,7 @@ def test_a_tile_whose_play_was_undone_is_not_recorded_again_until_relaid() -> No
 def test_an_answer_that_is_no_choice_is_refused() -> None:
     h = started()
     h.see(board({"Ana": [seen(2, sure(12), p((5, 0.5), (6, 0.47)))]}, ENGINE))
-    (question,) = h.seen_events(Question)
+    question = h.seen_events(Question)[-1]
     with pytest.raises(ValueError, match="neither a choice"):
         h.rec.answer(question.id, "banana")
     with pytest.raises(KeyError):

@@ -73,8 +73,10 @@ def test_console_script_text_output(name: str) -> None:
 
 
 # ------------------------------------------------------------- broken logs
-GOOD_START = [{"act": "start", "engine": 12, "first": "Ana"}, {"act": "play", "player": "Ana", "tile": [12, 5],
-                                                               "train": "Ana"}]
+GOOD_START = [
+    {"act": "start", "engine": 12, "first": "Ana"},
+    {"act": "play", "player": "Ana", "tile": [12, 5], "train": "Ana"},
+]
 
 
 def write(tmp_path: Path, doc: Any) -> Path:

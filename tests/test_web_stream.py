@@ -41,7 +41,8 @@ class Stream:
             line = line.rstrip("\n")
             if line == "":
                 if "data" in fields:
-                    return SimpleNamespace(id=fields.get("id"), event=fields.get("event"), data=json.loads(fields["data"]))
+                    data = json.loads(fields["data"])
+                    return SimpleNamespace(id=fields.get("id"), event=fields.get("event"), data=data)
                 continue
             if line.startswith(":"):
                 self.comments.append(line)

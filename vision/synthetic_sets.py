@@ -16,6 +16,7 @@ FRAME_SIZES = ((2028, 1520), (1640, 1232), (1280, 960), (1920, 1080))
 # tile length range as a share of the frame's longest side (the renderer draws log-uniformly)
 TILE_SHARE = (0.025, 0.25)
 VISIBLE_REQUIRED = 0.9  # a tile at least this visible must be found and read; less is optional
+OBLIQUE_SHARE = 0.25  # scenes whose camera may tilt up to 45 degrees (the renderer's default is 20)
 
 
 def scene_options(seed: int) -> dict:
@@ -23,4 +24,6 @@ def scene_options(seed: int) -> dict:
     rng = np.random.default_rng(seed)
     width, height = FRAME_SIZES[int(rng.integers(len(FRAME_SIZES)))]
     side = max(width, height)
-    return {"width": width, "height": height, "tile_px": (TILE_SHARE[0] * side, TILE_SHARE[1] * side)}
+    tilt = 45.0 if rng.random() < OBLIQUE_SHARE else 20.0
+    return {"width": width, "height": height, "tile_px": (TILE_SHARE[0] * side, TILE_SHARE[1] * side),
+            "tilt_max_deg": tilt}

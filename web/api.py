@@ -10,13 +10,11 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from hub.table import NoGame
-from scorekeeper import PRESETS, IncompleteScore, Play
-from scorekeeper.rules import CLOSE_DOUBLES, DOUBLES, FIRST_PLAYER, FIRST_TURN
-from scorekeeper.tiles import SUPPORTED_SETS
+from scorekeeper import IncompleteScore, Play
 
 from .app import ctx, error
 from .live import BadAnswer, QuestionGone, StreamsFull
-from .model import action_json, alert_json, alert_params
+from .model import action_json, alert_json, alert_params, presets_json
 from .validate import BadInput, parse_action, parse_answer, parse_setup
 
 bp = Blueprint("api", __name__)
@@ -57,16 +55,7 @@ def state() -> Response:
 
 @bp.get("/api/presets")
 def presets() -> Response:
-    return jsonify({
-        "presets": {name: rules.to_dict() for name, rules in PRESETS.items()},
-        "choices": {
-            "set": list(SUPPORTED_SETS),
-            "first_player": list(FIRST_PLAYER),
-            "first_turn": list(FIRST_TURN),
-            "doubles": list(DOUBLES),
-            "close_doubles": list(CLOSE_DOUBLES),
-        },
-    })
+    return jsonify(presets_json())
 
 
 @bp.get("/api/games")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import Flask, Response, current_app, jsonify, request
@@ -50,8 +51,14 @@ def create_app(
     join_url: str | None = None,
     max_streams: int = 40,
     heartbeat_s: float = 10.0,
+    answer_question: Callable[[int, str], object] | None = None,
 ) -> Flask:
-    """The page for one table. ``pin`` guards every change; ``join_url`` overrides the QR code's address."""
+    """The page for one table. ``pin`` guards every change; ``join_url`` overrides the QR code's address.
+
+    ``answer_question(question_id, answer)`` is whoever asked "Was that 7|11?" (the camera's
+    reconciler): it raises KeyError for a question no longer open and ValueError for an answer it
+    cannot use. Without it, an answer must be one of the choices and is published on the bus.
+    """
     from . import api, pages
 
     app = Flask(__name__)
@@ -61,7 +68,7 @@ def create_app(
     app.extensions["domino_hub"] = WebContext(
         table=table,
         bus=bus,
-        live=Live(table, bus, max_streams=max_streams),
+        live=Live(table, bus, max_streams=max_streams, answer_question=answer_question),
         guard=Guard(pin),
         history=History(table.store),
         join_url=join_url,

@@ -13,7 +13,7 @@ import queue
 import secrets
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from hub.bus import Envelope, EventBus
@@ -97,9 +97,11 @@ class Live:
         max_streams: int = 40,
         client_queue: int = 256,
         history: int = 2000,
+        answer_question: Callable[[int, str], object] | None = None,
     ) -> None:
         self.table = table
         self.bus = bus
+        self._answerer = answer_question
         self.max_streams = max_streams
         self.epoch = secrets.token_hex(4)  # ids from an earlier run of the hub never match
         self._client_queue = client_queue
@@ -255,15 +257,28 @@ class Live:
 
     # -------------------------------------------------------------- questions
     def answer(self, question_id: int, answer: str) -> None:
-        """Close an open question with one of its choices; whoever asked hears it on the bus."""
+        """Settle an open question. With an answerer (the camera's reconciler) it judges the answer
+        and closes the question itself; without one the answer must be a choice and is published."""
         with self._lock:
             question = self.questions.get(question_id)
             if question is None or question_id in self._answered:
                 raise QuestionGone(f"question {question_id} is not open")
-            if answer not in question.choices:
+            if self._answerer is None and answer not in question.choices:
                 raise BadAnswer(f"must be one of: {', '.join(question.choices)}")
             self._answered.add(question_id)
-        self.bus.publish(QuestionClosed(question_id, answer))
+        if self._answerer is None:
+            self.bus.publish(QuestionClosed(question_id, answer))
+        else:
+            try:
+                self._answerer(question_id, answer)
+            except KeyError as e:
+                raise QuestionGone(f"question {question_id} is not open") from e
+            except ValueError as e:
+                with self._lock:
+                    self._answered.discard(question_id)
+                raise BadAnswer(str(e)) from e
+        with self._lock:
+            self.questions.pop(question_id, None)  # gone from /api/state at once, not when the bus gets round to it
 
     # ---------------------------------------------------------------- streams
     def open_stream(self, last_event_id: str | None, heartbeat: float = 15.0) -> Iterator[bytes]:

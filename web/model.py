@@ -10,8 +10,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hub.events import Alert, CameraStatus, HandCounts, Question
-from scorekeeper import MEXICAN, Action, GameState, Play, RoundResult, Rules
+from scorekeeper import MEXICAN, PRESETS, Action, GameState, Play, RoundResult, Rules
 from scorekeeper.actions import action_to_json
+from scorekeeper.rules import CLOSE_DOUBLES, DOUBLES, FIRST_PLAYER, FIRST_TURN
+from scorekeeper.tiles import SUPPORTED_SETS
 
 
 def game_json(game_id: int, state: GameState, rules: Rules | None = None, ended: bool = False) -> dict[str, Any]:
@@ -125,3 +127,17 @@ def counted_json(counts: HandCounts | None) -> dict[str, Any] | None:
 
 def questions_json(questions: Iterable[Question]) -> list[dict[str, Any]]:
     return [question_json(q) for q in sorted(questions, key=lambda q: q.id)]
+
+
+def presets_json() -> dict[str, Any]:
+    """Every preset's options and the values each choice may take: what the set-up form offers."""
+    return {
+        "presets": {name: rules.to_dict() for name, rules in PRESETS.items()},
+        "choices": {
+            "set": list(SUPPORTED_SETS),
+            "first_player": list(FIRST_PLAYER),
+            "first_turn": list(FIRST_TURN),
+            "doubles": list(DOUBLES),
+            "close_doubles": list(CLOSE_DOUBLES),
+        },
+    }

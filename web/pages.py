@@ -6,12 +6,9 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, request
 
-from scorekeeper import PRESETS
-from scorekeeper.rules import CLOSE_DOUBLES, DOUBLES, FIRST_PLAYER, FIRST_TURN
-from scorekeeper.tiles import SUPPORTED_SETS
-
 from .app import ctx
 from .i18n import DEFAULT, LANGUAGES, catalogue, choose, translate
+from .model import presets_json
 from .qr import join_url, qr_svg
 
 bp = Blueprint("pages", __name__)
@@ -52,14 +49,7 @@ def round_end() -> str:
 
 @bp.get("/setup")
 def setup() -> str:
-    return page(
-        "setup",
-        presets={name: rules.to_dict() for name, rules in PRESETS.items()},
-        choices={
-            "set": list(SUPPORTED_SETS), "first_player": list(FIRST_PLAYER), "first_turn": list(FIRST_TURN),
-            "doubles": list(DOUBLES), "close_doubles": list(CLOSE_DOUBLES),
-        },
-    )
+    return page("setup", **presets_json())
 
 
 @bp.get("/history")

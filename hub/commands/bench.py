@@ -8,7 +8,9 @@ import importlib
 # topic -> module with ``add_arguments(parser)`` and ``run(args) -> int``
 TOPICS = {
     "rules": "hub.commands.bench_rules",
+    "web": "hub.commands.bench_web",
     "vision": "hub.commands.bench_vision",
+    "synth": "hub.commands.bench_synth",
 }
 
 

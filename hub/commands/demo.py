@@ -18,11 +18,16 @@ import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from hub.events import HandCounts
 from hub.table import Table
 from scorekeeper import PRESETS, Score, rules_from_spec
 from scorekeeper.simulate import SimStep, Simulator, random_players
+
+if TYPE_CHECKING:
+    from hub.bus import EventBus
+    from hub.lights import Lights
 
 # seconds each kind of moment stays on the phones at --speed 1
 PACE = {
@@ -137,20 +142,19 @@ class DemoDriver:
 
     def _score(self, sim: Simulator, score: Score) -> str:
         """The camera counts each seat's pips; the host has a moment to confirm them from the page."""
-        if not self._in_step(sim, 1):
-            return "page"
-        went_out = sim.game.went_out
-        counts = {p: 0 if p == went_out else sim.game.hand_pips(score.hands[p]) for p in sim.game.players}
-        self.table.bus.publish(HandCounts(counts))
-        if self._pause("count"):
-            return "stopped"
         if self._in_step(sim, 1):
-            self.table.submit(Score(counts), source="camera")
-        elif self._in_step(sim, 0) and self.table.state() is not None and self.table.state().phase == "idle":
-            pass  # the host confirmed from the page (perhaps with corrections): keep their scores
-        else:
+            went_out = sim.game.went_out
+            counts = {p: 0 if p == went_out else sim.game.hand_pips(score.hands[p]) for p in sim.game.players}
+            self.table.bus.publish(HandCounts(counts))
+            if self._pause("count"):
+                return "stopped"
+            if self._in_step(sim, 1):
+                self.table.submit(Score(counts), source="camera")
+        state = self.table.state()
+        if not (self._in_step(sim, 0) and state is not None and state.phase == "idle"):
             return "page"
-        sim.game = self.table.store.load(self._game_id).replay()  # the table's scores are the ones that count
+        # the table's scores count: the host may have confirmed them from the page, with corrections
+        sim.game = self.table.store.load(self.table.game_id).replay()  # type: ignore[arg-type]
         last = sim.game.rounds[-1]
         self.log(f"  round {last.engine}|{last.engine}: " + ", ".join(f"{p} {s}" for p, s in last.scores.items()))
         return "stopped" if self._pause("score") else "ok"
@@ -221,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
     if lan:
         print(f"  phones on this network: http://{lan}:{handle.port}/", flush=True)
     print(f"  table PIN: {pin}   seed: {seed}   speed: {args.speed}   games kept in {db}", flush=True)
+    lights = _mock_lights(bus)
     print("  Ctrl-C stops it.", flush=True)
     driver = DemoDriver(table, random.Random(seed), wait=stop.wait, speed=args.speed,
                         log=lambda line: print(line, flush=True))
@@ -231,7 +236,25 @@ def run(args: argparse.Namespace) -> int:
     finally:
         stop.set()
         handle.stop()
+        if lights is not None:
+            lights.close()
         store.close()
         if tmp is not None:
             tmp.cleanup()
     return 0
+
+
+def _mock_lights(bus: EventBus) -> Lights | None:
+    """The hub's LEDs and buzzer on gpiozero's mock pins, following the bus as on a real hub."""
+    from hub.config import demo_config
+    from hub.lights import Lights
+
+    config = demo_config()
+    try:
+        lights = Lights(bus, config.pins, config.calibration)
+        lights.start()
+    except Exception as e:  # gpiozero raises many kinds; the page works without LEDs
+        print(f"  LEDs: not driven ({type(e).__name__}: {e})", flush=True)
+        return None
+    print(f"  LEDs: mock pins {', '.join(str(p) for p in config.pins.leds.values())}", flush=True)
+    return lights

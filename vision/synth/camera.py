@@ -34,34 +34,54 @@ class Camera:
     rotation: np.ndarray  # (3, 3) world -> camera
     center: np.ndarray  # (3,) camera centre in world mm; center[2] < 0 (above the table)
     tilt_deg: float
+    r_lim: float = math.inf  # ideal radius beyond which the lens model continues in a straight line
 
     @property
     def height_mm(self) -> float:
         return float(-self.center[2])
 
+    # ------------------------------------------------------------------ lens
+    def _rd(self, r: np.ndarray) -> np.ndarray:
+        """Distorted radius of ideal radius ``r``: the polynomial up to ``r_lim``, then its tangent,
+        so the mapping stays monotonic and nothing far outside the frame folds back into it."""
+        rl = min(self.r_lim, 1e6)
+        rc = np.minimum(r, rl)
+        r2 = rc * rc
+        inside = rc * (1.0 + self.k1 * r2 + self.k2 * r2 * r2)
+        slope = 1.0 + 3.0 * self.k1 * rl * rl + 5.0 * self.k2 * rl**4
+        return np.where(r <= rl, inside, inside + slope * (r - rl))
+
+    def _drd(self, r: np.ndarray) -> np.ndarray:
+        rc = np.minimum(r, min(self.r_lim, 1e6))
+        r2 = rc * rc
+        return 1.0 + 3.0 * self.k1 * r2 + 5.0 * self.k2 * r2 * r2
+
     # ------------------------------------------------------------------ points
     def project(self, points: np.ndarray) -> np.ndarray:
-        """World points (N, 3) -> image px (N, 2), with distortion."""
+        """World points (N, 3) -> image px (N, 2), with distortion. Points behind the camera land far away."""
         pc = (np.asarray(points, np.float64) - self.center) @ self.rotation.T
-        x = pc[:, 0] / pc[:, 2]
-        y = pc[:, 1] / pc[:, 2]
-        r2 = x * x + y * y
-        k = 1.0 + self.k1 * r2 + self.k2 * r2 * r2
+        z = np.maximum(pc[:, 2], 1e-9)
+        x = pc[:, 0] / z
+        y = pc[:, 1] / z
+        far = pc[:, 2] <= 1e-9
+        x[far] *= 1e9
+        y[far] *= 1e9
+        if self.k1 == 0.0 and self.k2 == 0.0:
+            return np.stack([self.f * x + self.cx, self.f * y + self.cy], axis=1)
+        r = np.sqrt(x * x + y * y)
+        k = np.where(r > 1e-12, self._rd(r) / np.maximum(r, 1e-12), 1.0)
         return np.stack([self.f * x * k + self.cx, self.f * y * k + self.cy], axis=1)
 
     def _undistort(self, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Image px (N, 2) -> ideal normalised coordinates, by Newton on the radius."""
+        """Image px (N, 2) -> ideal normalised coordinates, by Newton on the (monotonic) radius."""
         xd = (px[:, 0] - self.cx) / self.f
         yd = (px[:, 1] - self.cy) / self.f
         if self.k1 == 0.0 and self.k2 == 0.0:
             return xd, yd
         rd = np.sqrt(xd * xd + yd * yd)
         r = rd.copy()
-        for _ in range(8):
-            r2 = r * r
-            g = r * (1.0 + self.k1 * r2 + self.k2 * r2 * r2) - rd
-            dg = 1.0 + 3.0 * self.k1 * r2 + 5.0 * self.k2 * r2 * r2
-            r = r - g / dg
+        for _ in range(10):
+            r = np.maximum(r - (self._rd(r) - rd) / self._drd(r), 0.0)
         scale = np.where(rd > 1e-12, r / np.maximum(rd, 1e-12), 1.0)
         return xd * scale, yd * scale
 
@@ -133,11 +153,19 @@ def sample_camera(
     tile_px = float(math.exp(rng.uniform(math.log(lo), math.log(hi)))) if hi > lo else lo
     hfov = math.radians(rng.uniform(48.0, 78.0))
     f = (width / 2) / math.tan(hfov / 2)
+    # a close-up is a longer lens, not a camera 10 cm above the table
+    min_distance = float(rng.uniform(260.0, 450.0))
+    f = max(f, min_distance * tile_px / tile_mm)
+    k1 = k2 = 0.0
+    r_lim = math.inf
     if spec.distortion:
-        k1 = float(rng.uniform(-0.3, 0.06))
-        k2 = float(rng.uniform(-0.02, 0.05)) if k1 < -0.1 else 0.0
-    else:
-        k1 = k2 = 0.0
+        # distortion as the squeeze of the frame's corner (barrel < 1 < pincushion); the polynomial
+        # stays monotonic to 1.25x the corner's ideal radius, and continues straight beyond it
+        squeeze = float(rng.uniform(0.82, 1.03))
+        corner = math.hypot(width / 2, height / 2) / f
+        r_corner = corner / squeeze
+        k1 = (squeeze - 1.0) / r_corner**2
+        r_lim = 1.25 * r_corner
     tilt = 0.0 if rng.random() < spec.straight_share else math.radians(rng.uniform(0.0, spec.tilt_max_deg))
     azimuth = float(rng.uniform(0, 2 * math.pi))
     yaw = float(rng.uniform(0, 2 * math.pi))
@@ -145,7 +173,7 @@ def sample_camera(
     rotation, center = look_at(target, distance, tilt, azimuth, yaw)
     cx = (width - 1) / 2 + float(rng.normal(0, 0.01 * width))
     cy = (height - 1) / 2 + float(rng.normal(0, 0.01 * height))
-    return Camera(width, height, f, cx, cy, k1, k2, rotation, center, math.degrees(tilt))
+    return Camera(width, height, f, cx, cy, k1, k2, rotation, center, math.degrees(tilt), r_lim)
 
 
 @dataclass(frozen=True, eq=False)

@@ -30,7 +30,7 @@ def rect(center: np.ndarray, angle: float, length: float, width: float) -> np.nd
     return np.stack([c - a + n, c - a - n, c + a - n, c + a + n])
 
 
-@dataclass
+@dataclass(eq=False)
 class Piece:
     """A tile: ``angle`` points from the half holding values[0] to the half holding values[1]."""
 
@@ -49,7 +49,7 @@ class Piece:
         return rect(self.center, self.angle, dims.length, dims.width)
 
 
-@dataclass
+@dataclass(eq=False)
 class Prop:
     """A non-tile object. ``size`` is (length, width) in mm; ``height`` its top above the table."""
 
@@ -152,8 +152,12 @@ class Occupancy:
         """How many sample points of the rectangle fall on something (other than ``ignore``) or off the grid."""
         return int(self.hits_many(np.asarray(center, np.float64)[None], np.array([angle]), length, width, ignore)[0])
 
-    def hits_many(self, centers: np.ndarray, angles: np.ndarray, length: float, width: float, ignore: int = 0) -> np.ndarray:
-        """:meth:`hits` for K rectangles at once: (K,) counts."""
+    def hits_many(
+        self, centers: np.ndarray, angles: np.ndarray, length: float, width: float, ignore: int = 0,
+        ignore_from: int | None = None, soft: int | None = None,
+    ) -> np.ndarray:
+        """:meth:`hits` for K rectangles at once: (K,) counts. Ids >= ``ignore_from`` and the
+        id ``soft`` (a reserved zone) do not count either."""
         u = np.stack([np.cos(angles), np.sin(angles)], -1)[:, None, None, :]
         n = np.stack([-np.sin(angles), np.cos(angles)], -1)[:, None, None, :]
         s_along = (np.linspace(-0.5, 0.5, max(3, int(length / 6))) * (length - 2.5))[None, :, None, None]
@@ -164,8 +168,12 @@ class Occupancy:
         h, w = self.grid.shape
         inside = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
         vals = self.grid[np.clip(cy, 0, h - 1), np.clip(cx, 0, w - 1)]
-        bad = ~inside | ((vals != 0) & (vals != ignore))
-        return bad.reshape(len(centers), -1).sum(axis=1)
+        hit = (vals != 0) & (vals != ignore)
+        if ignore_from is not None:
+            hit &= vals < ignore_from
+        if soft is not None:
+            hit &= vals != soft
+        return (~inside | hit).reshape(len(centers), -1).sum(axis=1)
 
 
 HUB_ID = -1
@@ -191,6 +199,7 @@ class Builder:
         self.occ = Occupancy(layout.table)
         self.ends: dict[str, TrainEnd] = {}
         self._ids = 0
+        self.stuck = 0  # tiles laid over something because no heading was free
         if layout.hub is not None:
             self.occ.mark_disc(layout.hub.center, layout.hub.radius + 2.0, HUB_ID)
 
@@ -254,7 +263,8 @@ class Builder:
         turned = pivot - side * n_new * (w / 2) + u_new * 0.3
         return np.where(np.abs(delta)[:, None] < 1e-9, end.point, turned)
 
-    _TURNS = np.array([0, 8, -8, 16, -16, 28, -28, 42, -42, 60, -60, 80, -80, 100, -100, 130, -130], np.float64)
+    _TURNS = np.array([0, 8, -8, 16, -16, 28, -28, 42, -42, 60, -60, 80, -80, 100, -100, 130, -130, 160, -160],
+                      np.float64)
 
     def _choose(self, end: TrainEnd, along: float, across: bool) -> tuple[float, np.ndarray, float]:
         """The best free heading for the next tile: straight on if it can, turning as little as it must."""
@@ -266,8 +276,10 @@ class Builder:
         u = np.stack([np.cos(headings), np.sin(headings)], -1)
         centers = starts + u * (along / 2)
         ln, wd = (d.width, d.length) if across else (d.length, d.width)
-        free = (self.occ.hits_many(centers, headings, ln, wd, end.last_id) == 0) & table.inside_many(
-            rects(centers, headings, ln, wd), 20.0)
+        on_table = table.inside_many(rects(centers, headings, ln, wd), 20.0)
+        free = (self.occ.hits_many(centers, headings, ln, wd, end.last_id) == 0) & on_table
+        if not free.any():  # boxed in: cross a reserved zone rather than another tile
+            free = (self.occ.hits_many(centers, headings, ln, wd, end.last_id, soft=ZONE_ID) == 0) & on_table
         # look three tiles further straight on, all candidates at once
         k3 = np.array([0.5, 1.5, 2.5])[:, None, None]
         c2 = (starts[None] + u[None] * (along + d.length * k3)).reshape(-1, 2)
@@ -276,8 +288,11 @@ class Builder:
         blocked += ~table.inside_many(rects(c2, h3, d.length, d.width), 20.0)
         ahead = blocked.reshape(3, -1).sum(axis=0)
         cost = np.abs(deg) / 12.0 + 2.5 * ahead + self.rng.uniform(0, 0.6, len(deg))
-        if not free.any():  # boxed in: carry straight on over whatever is there
-            return end.heading, end.point.copy(), 0.0
+        if not free.any():  # boxed in: lie over as little as possible, never off the table
+            self.stuck += 1
+            hits = self.occ.hits_many(centers, headings, ln, wd, end.last_id, soft=ZONE_ID)
+            k = int(np.argmin(np.where(on_table, hits, np.inf))) if on_table.any() else 0
+            return float(headings[k]), starts[k], float(deg[k])
         k = int(np.argmin(np.where(free, cost, np.inf)))
         return float(headings[k]), starts[k], float(deg[k])
 
@@ -291,22 +306,25 @@ class Builder:
         owner: str | None = None,
         overlap_share: float = 0.0,
     ) -> list[Piece]:
-        """Loose tiles dropped around ``center`` (a boneyard, a pile), mostly apart."""
+        """Loose tiles dropped around ``center`` (a boneyard, a pile), mostly apart; every one is placed."""
         d = self.layout.dims
         table = self.layout.table
         out = []
         tries = 30
+        first_id = self._ids + 1  # tiles of this pile may lie on each other, never on anything else
         for v in values:
             allow_overlap = self.rng.random() < overlap_share
             r = radius * np.sqrt(self.rng.random(tries))
             a = self.rng.uniform(0, 2 * math.pi, tries)
             centers = center + r[:, None] * np.stack([np.cos(a), np.sin(a)], -1)
             angles = self.rng.uniform(0, 2 * math.pi, tries)
-            ok = table.inside_many(rects(centers, angles, d.length, d.width), 5.0)
-            if not allow_overlap:
-                ok &= self.occ.hits_many(centers, angles, d.length + 2, d.width + 2) == 0
+            on_table = table.inside_many(rects(centers, angles, d.length, d.width), 5.0)
+            ok = on_table & (self.occ.hits_many(centers, angles, d.length + 2, d.width + 2,
+                                                ignore_from=first_id if allow_overlap else None) == 0)
+            if not ok.any():  # no room left: it lands on the pile (never on a train or the hub)
+                ok = on_table & (self.occ.hits_many(centers, angles, d.length, d.width, ignore_from=first_id) == 0)
             if not ok.any():
-                continue
+                ok = on_table if on_table.any() else np.ones(tries, bool)
             k = int(np.argmax(ok))
             placed = Piece(v, centers[k], float(angles[k]), face, owner=owner)
             self.add(placed)
@@ -324,30 +342,48 @@ class Builder:
         gap: float = 4.0,
         jitter: float = 2.0,
     ) -> list[Piece]:
-        """Tiles laid side by side from ``origin`` along ``direction`` (a hand laid out for counting).
-
-        ``upright`` tiles point across the row (side by side); otherwise they lie end to end.
-        Long hands wrap onto a second and third line behind the first.
-        """
-        d = self.layout.dims
-        u = np.array([math.cos(direction), math.sin(direction)])
-        n = np.array([-math.sin(direction), math.cos(direction)])
-        step = (d.width if upright else d.length) + gap
-        depth = (d.length if upright else d.width) + gap
-        per_line = max(1, 10 if upright else 6)
+        """Tiles laid side by side from ``origin`` along ``direction`` (a hand laid out for counting)."""
+        places = Row(origin, direction, upright, gap, self.layout.dims)
         out = []
         for i, v in enumerate(values):
-            line, k = divmod(i, per_line)
-            count = min(per_line, len(values) - line * per_line)
-            c = origin + u * ((k - (count - 1) / 2) * step) - n * (line * depth)
+            c, ang = places.place(i, len(values))
             c = c + self.rng.normal(0, jitter, 2)
-            ang = direction + (math.pi / 2 if upright else 0.0) + math.radians(self.rng.normal(0, 3))
-            if self.rng.random() < 0.5:
-                ang += math.pi
+            ang += math.radians(self.rng.normal(0, 3)) + (math.pi if self.rng.random() < 0.5 else 0.0)
             p = Piece(v, c, ang, face, owner=owner)
             self.add(p)
             out.append(p)
         return out
+
+
+@dataclass
+class Row:
+    """The places in front of a seat where a player's tiles lie in lines.
+
+    ``upright`` tiles point across the row (side by side), otherwise they lie end to end. Long
+    hands wrap onto further lines, each behind the last (toward the table's middle).
+    """
+
+    origin: np.ndarray
+    direction: float
+    upright: bool
+    gap: float
+    dims: TileDims
+
+    @property
+    def per_line(self) -> int:
+        return 10 if self.upright else 6
+
+    def place(self, i: int, count: int | None = None) -> tuple[np.ndarray, float]:
+        """Centre and angle of place ``i``; ``count`` centres a short last line (else lines are full)."""
+        d = self.dims
+        u = np.array([math.cos(self.direction), math.sin(self.direction)])
+        n = np.array([-math.sin(self.direction), math.cos(self.direction)])
+        step = (d.width if self.upright else d.length) + self.gap
+        depth = (d.length if self.upright else d.width) + self.gap
+        line, k = divmod(i, self.per_line)
+        in_line = self.per_line if count is None else min(self.per_line, count - line * self.per_line)
+        c = self.origin + u * ((k - (in_line - 1) / 2) * step) - n * (line * depth)
+        return c, self.direction + (math.pi / 2 if self.upright else 0.0)
 
 
 def make_hub(center: np.ndarray, dims: TileDims, rng: np.random.Generator, slots: int = 8) -> Hub:
@@ -359,13 +395,24 @@ def make_hub(center: np.ndarray, dims: TileDims, rng: np.random.Generator, slots
     return Hub(np.asarray(center, np.float64), radius, angles, slot_inner, colours[int(rng.integers(len(colours)))])
 
 
-def place_seats(table: Table, players: list[str], start_angle: float) -> None:
-    """Seats evenly round the table's edge, clockwise from ``start_angle`` (seen from the centre)."""
-    c = table.center
-    hw, hh = (table.x1 - table.x0) / 2, (table.y1 - table.y0) / 2
+def place_seats(table: Table, players: list[str], start: float, corner_gap: float = 220.0) -> None:
+    """Seats evenly round the table's edge, clockwise, starting ``start`` (0..1) of the way round
+    from the top side's middle, and kept ``corner_gap`` mm from the corners."""
+    w, h = table.x1 - table.x0, table.y1 - table.y0
+    perimeter = 2 * (w + h)
+    # the edge, clockwise on screen from the top-left corner: top, right, bottom, left
+    sides = ((np.array([table.x0, table.y0]), np.array([1.0, 0.0]), w),
+             (np.array([table.x1, table.y0]), np.array([0.0, 1.0]), h),
+             (np.array([table.x1, table.y1]), np.array([-1.0, 0.0]), w),
+             (np.array([table.x0, table.y1]), np.array([0.0, -1.0]), h))
     for i, p in enumerate(players):
-        a = start_angle + 2 * math.pi * i / len(players)
-        d = np.array([math.cos(a), math.sin(a)])
-        t = min(hw / max(abs(d[0]), 1e-9), hh / max(abs(d[1]), 1e-9))
-        edge = c + d * t
-        table.seats[p] = (edge, a + math.pi)
+        t = ((w / 2) + (start + i / len(players)) * perimeter) % perimeter
+        for origin, along, length in sides:
+            if t <= length:
+                gap = min(corner_gap, length / 2)
+                t = min(max(t, gap), length - gap)
+                edge = origin + along * t
+                inward = math.atan2(along[0], -along[1])  # along turned a quarter clockwise on screen
+                table.seats[p] = (edge, inward)
+                break
+            t -= length

@@ -94,11 +94,18 @@ class TileStyle:
     pip_scale: float  # pip size relative to the usual
 
 
-def sample_style(rng: np.random.Generator, max_value: int = 12) -> TileStyle:
-    """A random set of double-``max_value`` tiles."""
+PIP_FAMILIES = ("printed", "random", "dark", "pale", "coloured-body")
+"""Kinds of colouring: real makers' per-number colours, random per-number colours, one dark
+colour (black pips among them), pale colours that grayscale hides, and coloured bodies."""
+
+
+def sample_style(rng: np.random.Generator, max_value: int = 12, family: str | None = None) -> TileStyle:
+    """A random set of double-``max_value`` tiles, of the given pip colour ``family`` or any."""
     if not 0 < max_value <= MAX_VALUE:
         raise ValueError(f"sets run up to double-{MAX_VALUE}, not double-{max_value}")
-    coloured = rng.random() < 0.12
+    if family is not None and family not in PIP_FAMILIES:
+        raise ValueError(f"pips must be one of {', '.join(PIP_FAMILIES)}, not {family!r}")
+    coloured = family == "coloured-body" or (family is None and rng.random() < 0.08)
     if coloured:
         body_hex, pip_hex = _BODIES_COLOURED[int(rng.integers(len(_BODIES_COLOURED)))]
         body = _bgr(body_hex)
@@ -106,7 +113,7 @@ def sample_style(rng: np.random.Generator, max_value: int = 12) -> TileStyle:
         scheme = "coloured-body"
     else:
         body = _jitter(_bgr(_BODIES_WHITE[int(rng.integers(len(_BODIES_WHITE)))]), rng, 4)
-        pips, scheme = _pip_scheme(rng)
+        pips, scheme = _pip_scheme(rng, family)
     pips = [_ensure_contrast(p, body) for p in pips]
     divider_kind = str(rng.choice(["bar", "bar", "bar", "groove", "none"], p=[0.5, 0.2, 0.1, 0.15, 0.05]))
     if coloured:
@@ -130,12 +137,15 @@ def sample_style(rng: np.random.Generator, max_value: int = 12) -> TileStyle:
         thickness=float(rng.uniform(0.3, 0.42)),
         back=str(rng.choice(["plain", "plain", "line", "dot"])),
         grain=float(rng.uniform(0.0, 1.0)),
-        pip_scale=float(rng.uniform(0.9, 1.15)),
+        pip_scale=float(rng.uniform(0.9, 1.1)),
     )
 
 
-def _pip_scheme(rng: np.random.Generator) -> tuple[list[BGR], str]:
-    r = rng.random()
+_FAMILY_DRAW = {"printed": 0.2, "random": 0.55, "dark": 0.7, "pale": 0.8}  # a draw of r inside that family
+
+
+def _pip_scheme(rng: np.random.Generator, family: str | None = None) -> tuple[list[BGR], str]:
+    r = rng.random() if family is None else _FAMILY_DRAW[family]
     names = list(_SCHEMES)
     if r < 0.45:
         name = names[int(rng.integers(len(names)))]

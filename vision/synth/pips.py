@@ -76,12 +76,12 @@ def layout(value: int) -> np.ndarray:
 def pip_radius(value: int) -> float:
     """Pip radius as a fraction of the half's side: denser layouts use smaller pips."""
     if value <= 9:
-        return 0.095
+        return 0.09
     if value <= 12:
-        return 0.078
+        return 0.07
     if value <= 15:
-        return 0.064
-    return 0.056
+        return 0.054
+    return 0.045
 
 
 def grid_extent(value: int) -> tuple[float, float]:
@@ -91,5 +91,11 @@ def grid_extent(value: int) -> tuple[float, float]:
     if value <= 12:
         return 0.33, 0.29
     if value <= 15:
-        return 0.36, 0.29
-    return 0.37, 0.30
+        return 0.36, 0.30
+    return 0.37, 0.31
+
+
+def grid_shift(value: int) -> float:
+    """How far the pip grid sits from the half's centre toward the tile's end (fraction of the
+    half's side): crowded halves keep their pips clear of the divider and its spinner pin."""
+    return 0.012 if value <= 9 else 0.028

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from .camera import Camera, Canvas
-from .layout import Hub, Prop
+from .layout import Hub, Prop, Table
 from .sprites import circle, fill, shade
 
 Colour = tuple[float, float, float]
@@ -66,17 +66,6 @@ class Ctx:
         circle(self.img, (float(c_px[0]), float(c_px[1])), r_px, colour)
         if ident is not None:
             self.label_poly(ring(c_px, r_px, 24), ident)
-
-    def stroke(self, a_px: np.ndarray, b_px: np.ndarray, width_px: float, colour: Colour, ident: int | None = None) -> None:
-        """A thick line with round ends (a finger, a thumb)."""
-        t = max(1, round(width_px))
-        p = (round(a_px[0] * 16), round(a_px[1] * 16))
-        q = (round(b_px[0] * 16), round(b_px[1] * 16))
-        cv2.line(self.img, p, q, colour, t, cv2.LINE_AA, 4)
-        if ident is not None:
-            hp = (round((a_px[0] + 0.5) / 2 * 16 - 8), round((a_px[1] + 0.5) / 2 * 16 - 8))
-            hq = (round((b_px[0] + 0.5) / 2 * 16 - 8), round((b_px[1] + 0.5) / 2 * 16 - 8))
-            cv2.line(self.label, hp, hq, ident, max(1, round(width_px / 2)), cv2.LINE_8, 4)
 
 
 # ---------------------------------------------------------------------- hub
@@ -231,26 +220,79 @@ def hand_parts(p: Prop) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray, 
 
 
 def _hand(ctx: Ctx, p: Prop, ident: int) -> None:
+    """A hand and forearm, drawn flat on a layer, then rounded (darker toward the edges, as a
+    cylinder lit from above) and feathered into the canvas."""
     palm, fingers, arm = hand_parts(p)
-    skin = p.colour
     arm_z = np.array([p.z + 20, p.height, p.height, p.z + 20])
     arm_px = ctx.px(arm, arm_z)
-    ctx.poly(arm_px, shade(skin, 0.8), ident)
-    mid = arm_px.mean(axis=0)
-    ctx.poly(mid + (arm_px - mid) * np.array([0.8, 0.8]), shade(skin, 0.95))
     sleeve_at = 0.55
     sleeve = np.stack([arm[0] + (arm[1] - arm[0]) * sleeve_at, arm[1], arm[2], arm[3] + (arm[2] - arm[3]) * sleeve_at])
-    sz = np.array([arm_z[0] + (arm_z[1] - arm_z[0]) * sleeve_at, arm_z[1], arm_z[2], arm_z[0] + (arm_z[1] - arm_z[0]) * sleeve_at])
-    if p.sleeve:
-        ctx.poly(ctx.px(sleeve, sz), shade(p.accent, 1.0), ident)
+    sz = np.array([arm_z[0] + (arm_z[1] - arm_z[0]) * sleeve_at, arm_z[1], arm_z[2],
+                   arm_z[0] + (arm_z[1] - arm_z[0]) * sleeve_at])
+    sleeve_px = ctx.px(sleeve, sz)
     palm_px = ctx.px(palm, p.z + 12)
-    ctx.poly(palm_px, shade(skin, 0.82), ident)
-    c = palm_px.mean(axis=0)
-    ctx.poly(c + (palm_px - c) * 0.82, shade(skin, 1.0))
+    strokes = []
     for a, b, w in fingers:
-        pa, pb = ctx.px(a, p.z + 10)[0], ctx.px(b, p.z + 4)[0]
-        s = ctx.scale_at(a, p.z + 8)
-        ctx.stroke(pa, pb, w * s, shade(skin, 0.85), ident)
-        ctx.stroke(pa, pb, w * s * 0.7, shade(skin, 1.02))
-        ctx.disc(pb + (pb - pa) / max(np.linalg.norm(pb - pa), 1e-6) * (-w * s * 0.22), w * s * 0.2,
-                 shade(skin, 1.0, 255, 0.18))
+        strokes.append((ctx.px(a, p.z + 10)[0], ctx.px(b, p.z + 4)[0], w * ctx.scale_at(a, p.z + 8)))
+    pts = np.concatenate([arm_px, palm_px, *[np.stack([a, b]) for a, b, _ in strokes]])
+    pad = int(max(w for _, _, w in strokes)) + 4
+    x0, y0 = np.maximum(np.floor(pts.min(axis=0)).astype(int) - pad, 0)
+    x1 = min(ctx.canvas.width, int(np.ceil(pts[:, 0].max())) + pad)
+    y1 = min(ctx.canvas.height, int(np.ceil(pts[:, 1].max())) + pad)
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return
+    off = np.array([x0, y0], np.float64)
+    layer = np.zeros((y1 - y0, x1 - x0, 3), np.uint8)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    skin = p.colour
+    for poly, colour in ((arm_px, skin), (sleeve_px, p.accent) if p.sleeve else (None, None), (palm_px, skin)):
+        if poly is not None:
+            fill(layer, poly - off, colour)
+            fill(mask, poly - off, 255)
+    for a, b, w in strokes:
+        for img, colour in ((layer, skin), (mask, 255)):
+            cv2.line(img, tuple(np.round((a - off) * 16).astype(int)), tuple(np.round((b - off) * 16).astype(int)),
+                     colour, max(1, round(w)), cv2.LINE_AA, 4)
+        tip = b - (b - a) / max(float(np.linalg.norm(b - a)), 1e-6) * w * 0.28
+        circle(layer, tuple(tip - off), w * 0.2, shade(skin, 1.0, 255, 0.22))  # a fingernail
+    radius = 9.0 * ctx.scale_at(p.center, p.z)
+    d = cv2.distanceTransform((mask > 127).astype(np.uint8), cv2.DIST_L2, 3)
+    round_ = (0.5 + 0.5 * np.sqrt(np.clip(d / max(radius, 1.0), 0, 1))).astype(np.float32)
+    lit = cv2.multiply(layer.astype(np.float32), cv2.merge([round_] * 3))
+    alpha = cv2.GaussianBlur(mask, (0, 0), 0.8).astype(np.float32) * (1 / 255)
+    roi = ctx.img[y0:y1, x0:x1]
+    roi[:] = cv2.blendLinear(lit, roi.astype(np.float32), alpha, 1 - alpha).astype(np.uint8)
+    for poly in (arm_px, palm_px):
+        ctx.label_poly(poly, ident)
+    for a, b, w in strokes:
+        hp = (round((a[0] + 0.5) / 2 * 16 - 8), round((a[1] + 0.5) / 2 * 16 - 8))
+        hq = (round((b[0] + 0.5) / 2 * 16 - 8), round((b[1] + 0.5) / 2 * 16 - 8))
+        cv2.line(ctx.label, hp, hq, ident, max(1, round(w / 2)), cv2.LINE_8, 4)
+
+
+def make_hand(rng: np.random.Generator, table: Table, target: np.ndarray, camera_height: float,
+              skin: tuple[int, int, int] | None = None, sleeve: tuple[int, int, int] | None = None,
+              from_point: np.ndarray | None = None, hover: float | None = None, grip: float = 1.0,
+              motion: tuple[float, float] = (0.0, 0.0)) -> Prop:
+    """A hand whose fingertips reach ``target``, its arm coming from the nearest table edge (or ``from_point``)."""
+    if from_point is None:
+        c = table.center
+        d = np.asarray(target) - c
+        if np.linalg.norm(d) < 1:
+            d = rng.normal(0, 1, 2)
+        a = math.atan2(d[1], d[0]) + float(rng.normal(0, 0.4))
+        dx, dy = math.cos(a), math.sin(a)
+        hw, hh = (table.x1 - table.x0) / 2, (table.y1 - table.y0) / 2
+        t = min(hw / max(abs(dx), 1e-9), hh / max(abs(dy), 1e-9))
+        from_point = c + np.array([dx, dy]) * (t + 250)
+    direction = np.asarray(target) - from_point
+    angle = math.atan2(direction[1], direction[0])
+    palm = float(rng.uniform(85, 105))
+    center = np.asarray(target) - np.array([math.cos(angle), math.sin(angle)]) * (palm * 0.5 + 60 * grip)
+    z = hover if hover is not None else float(rng.uniform(15, 60))
+    z = min(z, camera_height * 0.25)
+    skin = skin or SKIN[int(rng.integers(len(SKIN)))]
+    sleeve_c = sleeve or tuple(int(v) for v in rng.integers(20, 230, 3))
+    return Prop("hand", center, angle, (palm, palm * 0.9), min(camera_height * 0.45, z + 120), skin, z=z,
+                reach_from=np.asarray(from_point, np.float64), accent=sleeve_c, grip=grip,  # type: ignore[arg-type]
+                sleeve=bool(rng.random() < 0.75), mirror=bool(rng.random() < 0.5), motion=motion)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .camera import Camera, Canvas, canvas_for, homography, remap_maps
+from .camera import Camera, canvas_for, homography, remap_maps
 from .layout import Layout, Piece, Prop, TileDims
 from .palette import TileStyle
 from .photometric import Degrade, Lighting, apply_gain, degrade, light_field, motion_blur
@@ -245,13 +245,16 @@ class Renderer:
             if p.tint != 1.0:
                 colour = cv2.convertScaleAbs(colour, alpha=p.tint)
             roi[:] = cv2.blendLinear(colour, roi, a, 1.0 - a)
-        # occlusion bookkeeping at label resolution
-        half = (dst + 0.5) / 2 - 0.5
+        # occlusion bookkeeping at label resolution, on the face inset by a canvas pixel so that
+        # tiles touching end to end do not share raster cells and count as covering each other
+        c = dst.mean(axis=0)
+        inset = c + (dst - c) * (1.0 - 1.2 / max(float(np.linalg.norm(dst[1] - dst[0])), 2.4) * 2)
+        half = (inset + 0.5) / 2 - 0.5
         hx0, hy0 = int(math.floor(half[:, 0].min())) - 1, int(math.floor(half[:, 1].min())) - 1
         hx1, hy1 = int(math.ceil(half[:, 0].max())) + 2, int(math.ceil(half[:, 1].max())) + 2
         mask = np.zeros((hy1 - hy0, hx1 - hx0), np.uint8)
         cv2.fillPoly(mask, [np.round((half - [hx0, hy0]) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
-        ctx.label_poly(dst, ident)
+        ctx.label_poly(inset, ident)
         return hx0, hy0, int(mask.sum()), mask
 
     def _glare(self, ctx: Ctx, layout: Layout) -> None:
@@ -281,9 +284,10 @@ class Renderer:
         k = (light.glare * blob * (on_tile * self.look.style.gloss * 0.9 + (1 - on_tile) * gloss)).astype(np.float32)
         x0, y0 = lx0 * 2, ly0 * 2
         x1, y1 = min(self.canvas.width, lx1 * 2), min(self.canvas.height, ly1 * 2)
-        k = cv2.resize(k, ((lx1 - lx0) * 2, (ly1 - ly0) * 2), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
+        k8 = np.clip(k * 255 + 0.5, 0, 255).astype(np.uint8)
+        k8 = cv2.resize(k8, ((lx1 - lx0) * 2, (ly1 - ly0) * 2), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
         roi = ctx.img[y0:y1, x0:x1]
-        roi[:] = cv2.add(roi, cv2.multiply(cv2.subtract(np.full_like(roi, 255), roi), cv2.merge([k, k, k]), dtype=cv2.CV_8U))
+        roi[:] = cv2.add(roi, cv2.multiply(cv2.bitwise_not(roi), cv2.cvtColor(k8, cv2.COLOR_GRAY2BGR), scale=1 / 255))
 
     # ----------------------------------------------------------------- truth
     def _tile_truth(self, layout: Layout, label: np.ndarray, area: dict[int, tuple[int, int, int, np.ndarray]]) -> tuple[TileTruth, ...]:
@@ -313,7 +317,7 @@ class Renderer:
             truncated = bool(np.any(corners[:, 0] < -0.5) or np.any(corners[:, 0] > w - 0.5)
                              or np.any(corners[:, 1] < -0.5) or np.any(corners[:, 1] > h - 0.5))
             covered = in_frame - seen
-            occluded = covered > max(3, 0.03 * total)
+            occluded = covered > max(1, 0.004 * total)
             out.append(TileTruth(corners, p.values, p.face, p.train, p.position, occluded, truncated,
                                  visible=min(1.0, seen / total), owner=p.owner, held=p.held))
         return tuple(out)

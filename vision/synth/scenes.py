@@ -22,9 +22,9 @@ from scorekeeper.simulate import Simulator, random_players
 
 from .camera import CameraSpec, sample_camera
 from .layout import ZONE_ID, Builder, Hub, Layout, Piece, Prop, Table, TileDims, make_hub, place_seats, rect
-from .palette import TileStyle, sample_style
+from .palette import PIP_FAMILIES, TileStyle, sample_style
 from .photometric import sample_degrade, sample_lighting
-from .props import SKIN
+from .props import make_hand
 from .render import Look, Renderer
 from .sprites import SpriteCache
 from .surfaces import KINDS, sample_surface
@@ -46,12 +46,15 @@ class SceneOptions:
     distortion: bool = True
     surface: str | None = None  # one of surfaces.KINDS
     occluders: bool | None = None  # hands, cups and phones (None: by chance; never when clean)
+    pips: str | None = None  # pip colouring, one of palette.PIP_FAMILIES
 
     def __post_init__(self) -> None:
         if self.kind is not None and self.kind not in SCENE_KINDS:
             raise ValueError(f"kind must be one of {', '.join(SCENE_KINDS)}, not {self.kind!r}")
         if self.set is not None and self.set not in SETS:
             raise ValueError(f"set must be one of {', '.join(map(str, SETS))}, not {self.set!r}")
+        if self.pips is not None and self.pips not in PIP_FAMILIES:
+            raise ValueError(f"pips must be one of {', '.join(PIP_FAMILIES)}, not {self.pips!r}")
         if self.surface is not None and self.surface not in KINDS:
             raise ValueError(f"surface must be one of {', '.join(KINDS)}, not {self.surface!r}")
         lo, hi = self.tile_px
@@ -85,7 +88,7 @@ def render_scene(seed: int, width: int = 1280, height: int = 960, **options: obj
     rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, int(seed) >> 32 & 0xFFFFFFFF, 2027])
     kind = opts.kind or str(rng.choice(SCENE_KINDS, p=[0.6, 0.22, 0.18]))
     max_value = opts.set or int(rng.choice(SETS, p=[0.08, 0.12, 0.56, 0.12, 0.12]))
-    style = sample_style(rng, max_value)
+    style = sample_style(rng, max_value, opts.pips)
     dims = tile_dims(rng, style)
     occluders = (not opts.clean) and (opts.occluders if opts.occluders is not None else rng.random() < 0.55)
     if kind == "table":
@@ -170,7 +173,7 @@ def table_layout(rng: np.random.Generator, dims: TileDims, max_value: int, clean
     trains = [*game.players, MEXICAN]
     hub = make_hub(hub_c, dims, rng, slots=max(8, len(trains)))
     layout = Layout(table, dims, hub)
-    place_seats(table, list(game.players), float(rng.uniform(0, 2 * math.pi)))
+    place_seats(table, list(game.players), float(rng.uniform(0, 1)))
     slots = _assign_slots(hub, table, list(game.players))
     free = [k for k in range(1, len(hub.slot_angles) + 1) if k not in slots.values()]
     slots[MEXICAN] = free[int(rng.integers(len(free)))]
@@ -213,7 +216,7 @@ def table_layout(rng: np.random.Generator, dims: TileDims, max_value: int, clean
             b.row(hand, origin, inward + math.pi / 2, "up", p, upright=bool(rng.random() < 0.6))
         elif rng.random() < 0.25:
             b.row(hand, origin, inward + math.pi / 2, "down", p, upright=True, gap=1.5)
-    for _ in range(int(rng.integers(0, 3))):
+    for _ in range(0 if clean else int(rng.integers(0, 3))):  # stray coins, wherever they fell
         pos = np.array([rng.uniform(table.x0 + 60, table.x1 - 60), rng.uniform(table.y0 + 60, table.y1 - 60)])
         layout.props.append(_coin(rng, pos))
     focus = hub.center if rng.random() < 0.4 else layout.pieces[int(rng.integers(len(layout.pieces)))].center
@@ -334,30 +337,3 @@ def add_occluders(rng: np.random.Generator, layout: Layout, camera_height: float
         screens = [(15, 15, 15), (40, 30, 25), (120, 90, 60)]
         layout.props.append(Prop("phone", pos, float(rng.uniform(0, 2 * math.pi)), (150.0, 73.0), 9.0,
                                  cases[int(rng.integers(len(cases)))], accent=screens[int(rng.integers(len(screens)))]))
-
-
-def make_hand(rng: np.random.Generator, table: Table, target: np.ndarray, camera_height: float,
-              skin: tuple[int, int, int] | None = None, sleeve: tuple[int, int, int] | None = None,
-              from_point: np.ndarray | None = None, hover: float | None = None, grip: float = 1.0) -> Prop:
-    """A hand whose fingertips reach ``target``, its arm coming from the nearest table edge (or ``from_point``)."""
-    if from_point is None:
-        c = table.center
-        d = np.asarray(target) - c
-        if np.linalg.norm(d) < 1:
-            d = rng.normal(0, 1, 2)
-        a = math.atan2(d[1], d[0]) + float(rng.normal(0, 0.4))
-        dx, dy = math.cos(a), math.sin(a)
-        hw, hh = (table.x1 - table.x0) / 2, (table.y1 - table.y0) / 2
-        t = min(hw / max(abs(dx), 1e-9), hh / max(abs(dy), 1e-9))
-        from_point = c + np.array([dx, dy]) * (t + 250)
-    direction = np.asarray(target) - from_point
-    angle = math.atan2(direction[1], direction[0])
-    palm = float(rng.uniform(85, 105))
-    center = np.asarray(target) - np.array([math.cos(angle), math.sin(angle)]) * (palm * 0.5 + 60 * grip)
-    z = hover if hover is not None else float(rng.uniform(15, 60))
-    z = min(z, camera_height * 0.25)
-    skin = skin or SKIN[int(rng.integers(len(SKIN)))]
-    sleeve_c = sleeve or tuple(int(v) for v in rng.integers(20, 230, 3))
-    return Prop("hand", center, angle, (palm, palm * 0.9), min(camera_height * 0.45, z + 120), skin, z=z,
-                reach_from=np.asarray(from_point, np.float64), accent=sleeve_c, grip=grip,  # type: ignore[arg-type]
-                sleeve=bool(rng.random() < 0.75), mirror=bool(rng.random() < 0.5))

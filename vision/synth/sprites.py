@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from .palette import TileStyle
-from .pips import grid_extent, layout, pip_radius
+from .pips import grid_extent, grid_shift, layout, pip_radius
 
 PAD = 3  # transparent border, px, so warps never clip the antialiased edge
 _SHIFT = 4  # fixed-point bits for cv2 drawing (1/16 px)
@@ -101,6 +101,7 @@ class SpriteSet:
         cx = (x0 + quarter) if left else (x0 + 3 * quarter - cut)
         sign = -1.0 if left else 1.0  # "along" +1 points to the tile's own end
         ea, ec = grid_extent(value)
+        cx += sign * grid_shift(value) * w
         r = pip_radius(value) * w * self.style.pip_scale
         colour = self.style.pips[value]
         rim = shade(colour, 0.62)

@@ -77,13 +77,13 @@ def _cloth(rng: np.random.Generator) -> np.ndarray:
     c1 = np.array([(225, 230, 235), (200, 215, 230), (180, 190, 200)][int(rng.integers(3))], np.float32)
     c2 = np.array([(40, 40, 180), (160, 80, 30), (40, 120, 40), (120, 120, 120), (30, 140, 200)][int(rng.integers(5))], np.float32)
     check = SIZE // int(rng.choice([8, 16, 32]))
+    strength = float(rng.uniform(0.35, 0.8))  # printed cloth is rarely full strength
     if pattern == "gingham":
         bx = ((xx // check) % 2).astype(np.float32)
         by = ((yy // check) % 2).astype(np.float32)
-        t = 0.5 * (bx + by)
-        img = _mix(c1, c2, t * 0.9)
+        img = _mix(c1, c2, 0.5 * (bx + by) * strength)
     elif pattern == "stripes":
-        img = _mix(c1, c2, ((xx // check) % 2) * 0.8)
+        img = _mix(c1, c2, ((xx // check) % 2) * strength * 0.8)
     else:
         img = np.broadcast_to(c2 * 0.3 + c1 * 0.7 if rng.random() < 0.5 else c1, (SIZE, SIZE, 3)).astype(np.float32)
     return img * (0.88 + 0.24 * weave + threads)[..., None]
@@ -137,12 +137,15 @@ def texture(kind: str, variant: int) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=len(KINDS) * VARIANTS * 2)
-def _level(kind: str, variant: int, level: int) -> np.ndarray:
-    """The texture halved ``level`` times (seamless still: INTER_AREA by exactly 2)."""
+@lru_cache(maxsize=32)
+def _level(kind: str, variant: int, level: int, across: bool) -> np.ndarray:
+    """The texture halved ``level`` times (still seamless: INTER_AREA by exactly 2), turned a
+    quarter when ``across``."""
     tex = texture(kind, variant)
     for _ in range(level):
         tex = cv2.resize(tex, (tex.shape[1] // 2, tex.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    if across:
+        tex = cv2.transpose(tex)
     tex.setflags(write=False)
     return tex
 
@@ -151,7 +154,7 @@ def _level(kind: str, variant: int, level: int) -> np.ndarray:
 class Surface:
     kind: str
     variant: int
-    turn: int  # quarter turns of the texture: tables' grain and weave run along their edges
+    across: bool  # grain and weave run along the table's x or y edge
     offset: tuple[float, float]  # fraction of a texture tile
     tint: tuple[float, float, float]  # per-channel gain, applied with the shadows
 
@@ -163,7 +166,7 @@ class Surface:
 def sample_surface(rng: np.random.Generator, kind: str | None = None) -> Surface:
     kind = kind or str(rng.choice(KINDS, p=[0.26, 0.2, 0.16, 0.16, 0.11, 0.11]))
     tint = tuple(float(v) for v in rng.uniform(0.88, 1.12, 3) * rng.uniform(0.85, 1.15))
-    return Surface(kind, int(rng.integers(VARIANTS)), int(rng.integers(4)),
+    return Surface(kind, int(rng.integers(VARIANTS)), bool(rng.random() < 0.5),
                    (float(rng.uniform(0, 1)), float(rng.uniform(0, 1))), tint)  # type: ignore[arg-type]
 
 
@@ -175,18 +178,16 @@ def draw_surface(surface: Surface, canvas: Canvas) -> np.ndarray:
     """
     k = SIZE / _TILE_MM[surface.kind] / canvas.scale  # texture px per canvas px at full size
     level = 0
-    while k > 1.5 and level < 3:
+    while k > 1.5 and level < 6:
         k /= 2
         level += 1
-    tex = _level(surface.kind, surface.variant, level)
+    tex = _level(surface.kind, surface.variant, level, surface.across)
     th, tw = tex.shape[:2]
     need_w, need_h = math.ceil(canvas.width * k) + 2, math.ceil(canvas.height * k) + 2
-    if surface.turn % 2:
-        need_w, need_h = need_h, need_w
     # the table-plane origin fixes where the pattern sits, so a game's frames keep the same grain
     ox = int((surface.offset[0] * tw + canvas.origin[0] * canvas.scale * k) % tw)
     oy = int((surface.offset[1] * th + canvas.origin[1] * canvas.scale * k) % th)
-    region = np.ascontiguousarray(np.rot90(_wrapped_crop(tex, ox, oy, need_w, need_h), surface.turn))
+    region = _wrapped_crop(tex, ox, oy, need_w, need_h)
     return cv2.resize(region, (canvas.width, canvas.height), interpolation=cv2.INTER_LINEAR)
 
 

@@ -7,7 +7,14 @@ from pathlib import Path
 
 from vision.eval_run import SetResult, confusion_markdown, metrics_table
 from vision.geometry import DET_MAX_SIDE, DET_STRIDE, HALF_PATCH, NUM_VALUES
-from vision.synthetic_sets import EVAL_SEED0, FRAME_SIZES, TILE_SHARE, TRAIN_SEED_LIMIT, VISIBLE_REQUIRED
+from vision.synthetic_sets import (
+    EVAL_SEED0,
+    FRAME_SIZES,
+    OBLIQUE_SHARE,
+    TILE_SHARE,
+    TRAIN_SEED_LIMIT,
+    VISIBLE_REQUIRED,
+)
 from vision.train.detector_data import ZOOM
 
 
@@ -51,7 +58,8 @@ only on scenes from the renderer (`vision/synth`); the real photos are never see
 
 - Training scenes: renderer seeds 0..{scenes - 1} (held-out evaluation seeds start at {EVAL_SEED0}; training
   refuses seeds at or above {TRAIN_SEED_LIMIT}). Frame size drawn per seed from {frames}; tile length
-  {TILE_SHARE[0]:.1%}-{TILE_SHARE[1]:.0%} of the frame's longest side; everything else (kind of scene,
+  {TILE_SHARE[0]:.1%}-{TILE_SHARE[1]:.0%} of the frame's longest side; camera tilt up to 45 degrees in
+  {OBLIQUE_SHARE:.0%} of scenes (else the renderer's 20); everything else (kind of scene,
   set, colours, camera tilt and lens, light, occluders, blur, noise, JPEG) as the renderer randomises it
   by seed. A tile at least {VISIBLE_REQUIRED:.0%} visible and not held in a hand must be found and read.
   {scenes} scenes, {tiles} tiles, {patches} readable tile patches.

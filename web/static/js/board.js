@@ -1,6 +1,6 @@
 // The live board: the hub with the engine, one lane per train (the Mexican train last), each
 // with its open end, marker and open double; the last play and any illegal play stand out.
-import { T, alertText, double, esc, gameStatus, send, start, toast, trainName } from "./core.js";
+import { T, double, esc, gameStatus, send, start, toast, trainName } from "./core.js";
 
 const W = 360;          // viewBox width; the SVG scales to the phone
 const HUB_W = 60;       // the hub, down the left side
@@ -38,7 +38,8 @@ function lane(game, train, index, y, alert, fresh) {
   parts.push(`<circle class="slot" cx="${HUB_W - 6}" cy="${cy}" r="9"/><text class="slot-no" x="${HUB_W - 6}" y="${cy + 4}">${train.owner ? index + 1 : "M"}</text>`);
   // label: name, marker, open double
   let lx = LX;
-  const label = train.owner ? train.owner : T("train.mexican");
+  const mexican = T("train.mexican");
+  const label = train.owner ? train.owner : mexican.charAt(0).toUpperCase() + mexican.slice(1);
   parts.push(`<text class="lane-label" x="${lx}" y="${y + 17}">${isTurn ? "▶ " : ""}${esc(label)}</text>`);
   lx += Math.min(160, (label.length + (isTurn ? 2 : 0)) * 8 + 10);
   if (train.marker) {
@@ -77,8 +78,9 @@ function lane(game, train, index, y, alert, fresh) {
   }
   if (alert && alert.tile) {
     parts.push(drawTile(x, cy, alert.tile[0], alert.tile[1], "illegal"));
-    const cx = x + widthOf(alert.tile) / 2;
-    parts.push(`<text class="cross" x="${cx}" y="${cy + 6}">✕</text>`);
+    const cx = x + widthOf(alert.tile) - 2;
+    const top = cy - (alert.tile[0] === alert.tile[1] ? S : S / 2);
+    parts.push(`<g class="cross"><circle cx="${cx}" cy="${top}" r="7"/><text x="${cx}" y="${top + 4}">✕</text></g>`);
   }
   parts.push("</g>");
   return parts.join("");
@@ -121,9 +123,7 @@ function render(m, event) {
   const last = game.last_play
     ? `<p class="muted small" id="last-play">${esc(T("board.last-play", { player: game.last_play.player, tile: `${game.last_play.tile[0]}|${game.last_play.tile[1]}`, train: trainName(game.last_play.train) }))}</p>`
     : "";
-  const alertList = alerts.length
-    ? `<ul class="alert-list">${alerts.map((a) => `<li>${esc(alertText(a))}</li>`).join("")}</ul>` : "";
-  el.innerHTML = `${boardSvg(game, alerts, fresh)}${alertList}${last}${notes.join("")}`;
+  el.innerHTML = `${boardSvg(game, alerts, fresh)}${last}${notes.join("")}`;
   renderControls(game);
 }
 

@@ -44,7 +44,9 @@ function renderAll(event) {
   for (const render of renderers) render(model, event);
 }
 
+let liveState = "connecting";
 function setLive(state) {
+  liveState = state;
   const el = document.getElementById("live");
   el.dataset.state = state;
   el.textContent = T(`live.${state}`);
@@ -122,7 +124,7 @@ export async function send(path, body = {}) {
     }
     if (response.ok) {
       localStorage.setItem(PIN_KEY, pin);
-      if (data.model) {
+      if (data.model && liveState !== "live") { // the stream keeps order; the answer is only a fallback
         model = data.model;
         renderAll({ type: "state" });
       }

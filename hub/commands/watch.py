@@ -1,0 +1,534 @@
+"""``domino-hub watch DIR --table-log OUT.json``: the hub watches a filmed synthetic game, flat out.
+
+The frames go through the same pipeline as at a real table (reader, tracker, reconciler,
+Table). The players' button and phone presses recorded with the game are fed in at
+their frames; when the camera asks a question, the answer a player at the table would
+give is taken from the game's truth, and counted. The table log the hub observed is
+written out and compared with what really happened.
+
+With ``--store FILE`` the game is kept in a SQLite store and a journal beside it, so a
+watch killed at any moment (``SIGKILL``) and started again resumes the same game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hub.pipeline import FrameReader, Pipeline
+    from hub.table import Verdict
+    from vision.frames import FrameSource
+    from vision.synth.game import FrameTruth, PlayerInput
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("watch", help="replay a filmed synthetic game through the hub and write what it saw")
+    p.add_argument("dir", type=Path, help="a folder written by `domino-hub synth game`")
+    p.add_argument("--table-log", type=Path, required=True, help="where to write the observed table log")
+    p.add_argument("--reader", choices=("models", "truth"), default="models",
+                   help="models: the ONNX models (default); truth: a test double that reads the game's truth")
+    p.add_argument("--models", type=Path, default=None, help="folder holding the ONNX models")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--store", type=Path, default=None,
+                   help="keep the game in this SQLite file (and a journal beside it); resume it if it exists")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=run)
+
+
+# ------------------------------------------------------------------ recordings
+class Recording:
+    """A filmed game: frames, per-frame truth, the players' inputs and the true table log."""
+
+    players: tuple[str, ...]
+    rules_spec: Any
+    fps: float
+
+    def frames(self) -> FrameSource:
+        raise NotImplementedError
+
+    def truth(self, index: int) -> FrameTruth:
+        raise NotImplementedError
+
+    def inputs_at(self, index: int) -> Sequence[PlayerInput]:
+        raise NotImplementedError
+
+    def table_log(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def first_frame(self) -> tuple[Any, FrameTruth]:
+        """The first frame's image and truth, before the hub starts watching (to find the hub)."""
+        raise NotImplementedError
+
+
+class LiveRecording(Recording):
+    """A SyntheticSource rendered on demand (no files): what the tests and ``eval hub`` use."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        source.open()
+        game = source.game
+        self.players, self.rules_spec, self.fps = game.players, game.rules_spec, game.timing.fps
+        self.frame_count = game.frame_count
+
+    def frames(self) -> FrameSource:
+        return self.source
+
+    def truth(self, index: int) -> FrameTruth:
+        return self.source.truth(index)
+
+    def inputs_at(self, index: int) -> Sequence[PlayerInput]:
+        return self.source.inputs_at(index)
+
+    def table_log(self) -> dict[str, Any]:
+        return self.source.table_log()
+
+    def first_frame(self) -> tuple[Any, FrameTruth]:
+        return self.source.game.render(0)
+
+
+class FolderRecording(Recording):
+    """A folder written by ``domino-hub synth game`` (frames/, truth.jsonl, inputs.json, table-log.json, game.json)."""
+
+    def __init__(self, path: Path) -> None:
+        from scorekeeper.tablelog import parse_action
+        from vision.synth.game import PlayerInput
+
+        self.path = path
+        try:
+            meta = json.loads((path / "game.json").read_text(encoding="utf-8"))
+            raw_inputs = json.loads((path / "inputs.json").read_text(encoding="utf-8"))
+            self._log = json.loads((path / "table-log.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise ValueError(f"{path} is not a synthetic game folder (`domino-hub synth game --out`): {e}") from None
+        self.players = tuple(meta["players"])
+        self.rules_spec = meta["rules"]
+        self.fps = float(meta["fps"])
+        self._inputs: dict[int, list[PlayerInput]] = {}
+        for i, raw in enumerate(raw_inputs):
+            action = None if raw["action"] is None else parse_action(raw["action"], f"inputs.json[{i}].action")
+            inp = PlayerInput(int(raw["frame"]), float(raw["time"]), raw["act"], raw["player"], raw["via"], action,
+                              bool(raw.get("mistaken", False)))
+            self._inputs.setdefault(inp.frame, []).append(inp)
+        self._truth_lines: Iterator[str] | None = None
+        self._truth: dict[int, FrameTruth] = {}
+        self.frame_count = sum(1 for _ in (path / "frames").iterdir())
+
+    def frames(self) -> FrameSource:
+        from hub.sources import ReplaySource
+
+        return ReplaySource(self.path / "frames", fps=self.fps)
+
+    def truth(self, index: int) -> FrameTruth:
+        from vision.synth.game import FrameTruth
+        from vision.synth.truth import HubTruth, SlotTruth, TileTruth
+
+        if self._truth_lines is None:
+            self._truth_lines = iter((self.path / "truth.jsonl").open(encoding="utf-8"))
+        while index not in self._truth:
+            line = next(self._truth_lines, None)
+            if line is None:
+                raise KeyError(f"truth.jsonl has no frame {index}")
+            d = json.loads(line)
+            hub = d.get("hub")
+            hub_truth = None if hub is None else HubTruth(
+                tuple(hub["center"]), float(hub["radius"]),
+                tuple(SlotTruth(s["number"], s["train"], tuple(s["point"]), tuple(s["outward"])) for s in hub["slots"]),
+            )
+            tiles = tuple(TileTruth.from_json(t) for t in d["tiles"])
+            frame = FrameTruth(d["frame"], d["time"], tiles, (), hub_truth, d["event"], d["steps"], ())
+            self._truth[d["frame"]] = frame
+            for old in [k for k in self._truth if k < index - 64]:
+                del self._truth[old]
+        return self._truth[index]
+
+    def inputs_at(self, index: int) -> Sequence[PlayerInput]:
+        return self._inputs.get(index, ())
+
+    def table_log(self) -> dict[str, Any]:
+        return self._log
+
+    def first_frame(self) -> tuple[Any, FrameTruth]:
+        import cv2
+
+        first = sorted((self.path / "frames").iterdir())[0]
+        image = cv2.imread(str(first), cv2.IMREAD_COLOR)
+        if image is None:
+            raise ValueError(f"{first} cannot be read")
+        return image, self.truth(0)
+
+
+# ------------------------------------------------------------------ comparing
+def normal_step(step: Mapping[str, Any]) -> str:
+    """A table-log step in one canonical spelling: tiles low first, hands sorted, no state checks."""
+    d = {k: v for k, v in step.items() if k != "then"}
+    if d.get("act") == "play":
+        d["tile"] = sorted(d["tile"])
+    if d.get("act") == "score":
+        d["hands"] = {p: h if isinstance(h, int) else sorted(sorted(t) for t in h) for p, h in d["hands"].items()}
+    if d.get("expect") == "ok":
+        del d["expect"]
+    return json.dumps(d, sort_keys=True)
+
+
+@dataclass
+class WatchReport:
+    """What the hub saw of one game, against what happened."""
+
+    name: str
+    frames: int = 0
+    seconds: float = 0.0  # wall time spent
+    game_seconds: float = 0.0
+    true_steps: int = 0
+    observed_steps: int = 0
+    equal: bool = False
+    first_mismatch: str | None = None
+    illegal_true: int = 0
+    illegal_flagged: int = 0
+    false_alerts: int = 0
+    flag_delays: list[float] = field(default_factory=list)  # game seconds from the tile lying alone to its alert
+    questions: int = 0
+    engine_from_phone: int = 0  # rounds started with an engine the camera had not read
+    scores_equal: bool = False
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return (self.error is None and self.equal and self.false_alerts == 0 and self.scores_equal
+                and self.illegal_flagged == self.illegal_true and all(d <= 1.0 for d in self.flag_delays))
+
+    def to_json(self) -> dict[str, Any]:
+        out = dict(self.__dict__)
+        out["ok"] = self.ok
+        out["flag_delays"] = [round(d, 3) for d in self.flag_delays]
+        return out
+
+
+def compare(report: WatchReport, true_log: Mapping[str, Any], observed: Mapping[str, Any]) -> None:
+    from scorekeeper import rules_from_spec
+    from scorekeeper.tablelog import parse
+
+    t = [normal_step(s) for s in true_log["steps"]]
+    o = [normal_step(s) for s in observed["steps"]]
+    report.true_steps, report.observed_steps = len(t), len(o)
+    report.equal = t == o
+    if not report.equal:
+        i = next((k for k, (a, b) in enumerate(zip(t, o, strict=False)) if a != b), min(len(t), len(o)))
+        report.first_mismatch = (f"step {i}: true {t[i] if i < len(t) else '(end)'}, "
+                                 f"observed {o[i] if i < len(o) else '(end)'}")
+    matcher = difflib.SequenceMatcher(a=t, b=o, autojunk=False)
+    blocks = matcher.get_matching_blocks()
+    matched_o = {j for block in blocks for j in range(block.b, block.b + block.size)}
+    matched_t = {i for block in blocks for i in range(block.a, block.a + block.size)}
+    report.illegal_true = sum('"expect"' in s for s in t)
+    report.illegal_flagged = sum('"expect"' in s for i, s in enumerate(t) if i in matched_t)
+    report.false_alerts = sum('"expect"' in s for j, s in enumerate(o) if j not in matched_o)
+    rules = rules_from_spec(true_log["rules"])
+
+    def round_scores(doc: Mapping[str, Any]) -> list[dict[str, int]]:
+        from scorekeeper import Game
+
+        legal = {**doc, "steps": [s for s in doc["steps"] if "expect" not in s]}
+        try:
+            game = Game(rules, tuple(doc["players"]))
+            for step in parse(legal).steps:
+                game.push(step.action)
+        except Exception:
+            return []
+        return [dict(r.scores) for r in game.rounds]
+
+    truth_scores = round_scores(true_log)
+    report.scores_equal = bool(truth_scores) and truth_scores == round_scores(observed)
+
+
+# ------------------------------------------------------------------ the journal
+class Journal:
+    """What a resumed watch needs beyond the store: how far it got, and the illegal attempts it saw.
+
+    One JSON object per line, fsynced, so a SIGKILL loses at most the line being written.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.entries: list[dict[str, Any]] = []
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    self.entries.append(json.loads(line))
+                except ValueError:
+                    break  # the line a kill cut short
+        self._file = path.open("a", encoding="utf-8")
+
+    def write(self, **entry: Any) -> None:
+        self._file.write(json.dumps(entry) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self.entries.append(entry)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+# ------------------------------------------------------------------ watching
+def _answer_from_truth(pipeline: Pipeline, truth: FrameTruth) -> str | None:
+    """What a player at the table would answer to the open tile question (None: no tile question)."""
+    from hub.reconciler import NONE_OF_THESE
+
+    pending = pipeline.reconciler.pending
+    if pending is None or pending.tile_id is None:
+        return None
+    for t in truth.tiles:
+        if t.train == pending.train and t.position == pending.index and t.face == "up":
+            a, b = t.values
+            for choice in pending.question.choices:
+                if choice in (f"{a}|{b}", f"{b}|{a}"):
+                    return choice
+            return f"{a}|{b}"
+    return NONE_OF_THESE
+
+
+def calibrate(image: Any, truth: FrameTruth, slots_needed: int) -> Any:
+    """Find the hub in the first frame (no truth used), then give each slot its train as the host
+    would confirm it on the set-up page (the game's own slot map, by direction)."""
+    import math
+
+    from hub.calibration import find_hub, match_slots
+
+    found = find_hub(image, slots=max(8, slots_needed))
+    if truth.hub is None:
+        raise ValueError("the game's truth has no hub to take the slot map from")
+    trains_at = {
+        math.degrees(math.atan2(s.outward[1] - s.point[1], s.outward[0] - s.point[0])): s.train
+        for s in truth.hub.slots if s.train is not None
+    }
+    return match_slots(found, trains_at)
+
+
+def watch(
+    recording: Recording,
+    read: FrameReader,
+    name: str = "game",
+    store_path: Path | None = None,
+    tracker: Any = None,
+    reconciler: Any = None,
+    stop_after: int | None = None,
+) -> tuple[WatchReport, dict[str, Any]]:
+    """Run one recorded game through the hub; the report and the observed table log."""
+    from hub.bus import EventBus
+    from hub.calibration import CalibrationError
+    from hub.pipeline import Answer, ConfirmScore, Pipeline, StartRound, Undo
+    from hub.table import Table
+    from scorekeeper import Start
+    from scorekeeper.actions import action_to_json
+    from scorekeeper.store import Store
+
+    report = WatchReport(name)
+    try:
+        image, first_truth = recording.first_frame()
+        calibration = calibrate(image, first_truth, len(recording.players) + 1)
+    except CalibrationError as e:
+        report.error = f"calibration: {e}"
+        return report, {"rules": recording.rules_spec, "players": list(recording.players), "steps": []}
+    bus = EventBus()
+    store = Store(store_path if store_path is not None else ":memory:")
+    table = Table(store, bus)
+    journal = Journal(store_path.with_name(store_path.name + ".watch")) if store_path is not None else None
+    resume_from, skip_inputs = 0, 0
+    illegal_steps: list[tuple[int, dict[str, Any]]] = []  # (stored actions before it, step)
+    if journal is not None and table.resume():
+        resume_from, skip_inputs, illegal_steps = _resume_point(journal, table)
+    else:
+        table.new_game(recording.rules_spec, list(recording.players))
+    pipeline = Pipeline(recording.frames(), read, table, calibration, tracker, reconciler)
+    source = pipeline.source
+    source.open()
+    seek = getattr(source, "seek", None)
+    if resume_from:
+        if seek is not None:
+            seek(resume_from)
+        else:
+            for _ in range(resume_from):
+                source.read()
+    laid_at: dict[int, float] = {}  # true step index -> game time its illegal tile lay there alone
+    flagged_at: list[tuple[float, dict[str, Any]]] = []
+    started = time.perf_counter()
+    frame_index = resume_from - 1
+
+    def stored() -> int:
+        assert table.game_id is not None
+        return len(table.store.load(table.game_id).actions)
+
+    def note(verdict: Verdict | None, at: float) -> None:
+        if verdict is None or verdict.ok or verdict.alert is None:
+            return
+        step = {**action_to_json(verdict.action), "expect": {"illegal": verdict.alert.code}}
+        position = stored()
+        if (position, step) in illegal_steps:
+            return  # seen and journaled before a restart
+        illegal_steps.append((position, step))
+        flagged_at.append((at, step))
+        if journal is not None:
+            journal.write(kind="illegal", position=position, step=step, frame=frame_index)
+
+    try:
+        while stop_after is None or report.frames < stop_after:
+            frame = pipeline.step()
+            if frame is None:
+                break
+            frame_index = frame.index
+            report.frames += 1
+            truth = recording.truth(frame.index)
+            if truth.event == "illegal" and truth.steps - 1 not in laid_at:
+                laid_at[truth.steps - 1] = truth.time
+            for verdict in pipeline.last_verdicts:
+                note(verdict, frame.timestamp)
+            answer = _answer_from_truth(pipeline, truth)
+            if answer is not None:
+                report.questions += 1
+                pending = pipeline.reconciler.pending
+                assert pending is not None
+                note(pipeline.apply(Answer(pending.question.id, answer), "phone"), frame.timestamp)
+            inputs = list(recording.inputs_at(frame.index))
+            for k, inp in enumerate(inputs):
+                if frame.index == resume_from and k < skip_inputs:
+                    continue
+                if journal is not None:
+                    journal.write(kind="input", frame=frame.index, input=k, stored=stored())
+                if inp.act == "start":
+                    assert isinstance(inp.action, Start)
+                    try:
+                        verdict = pipeline.apply(StartRound(inp.action.first, inp.action.hands), inp.via)
+                    except ValueError:
+                        report.engine_from_phone += 1
+                        verdict = pipeline.apply(
+                            StartRound(inp.action.first, inp.action.hands, inp.action.engine), inp.via)
+                elif inp.act == "undo":
+                    verdict = pipeline.apply(Undo(), inp.via)
+                elif inp.act == "score":
+                    verdict = pipeline.apply(ConfirmScore(), inp.via)
+                else:
+                    assert inp.action is not None
+                    verdict = pipeline.apply(inp.action, inp.via)
+                note(verdict, frame.timestamp)
+            if journal is not None:
+                journal.write(kind="frame", frame=frame.index, stored=stored())
+        report.game_seconds = frame_index / recording.fps if frame_index > 0 else 0.0
+    finally:
+        source.close()
+        if journal is not None:
+            journal.close()
+    report.seconds = time.perf_counter() - started
+    observed = _observed_log(table, illegal_steps)
+    true_log = recording.table_log()
+    compare(report, true_log, observed)
+    true_illegal = [(i, normal_step(s)) for i, s in enumerate(true_log["steps"]) if "expect" in s]
+    for at, step in flagged_at:
+        key = normal_step(step)
+        for i, s in true_illegal:
+            if s == key and i in laid_at:
+                report.flag_delays.append(max(0.0, at - laid_at[i]))
+                true_illegal.remove((i, s))
+                break
+    store.close()
+    return report, observed
+
+
+def _resume_point(journal: Journal, table: Any) -> tuple[int, int, list[tuple[int, dict[str, Any]]]]:
+    """Where to carry on after a restart: (frame, inputs of that frame already applied, illegal steps seen)."""
+    illegal = [(e["position"], e["step"]) for e in journal.entries if e["kind"] == "illegal"]
+    progress = [e for e in journal.entries if e["kind"] in ("frame", "input")]
+    if not progress:
+        return 0, 0, illegal
+    last = progress[-1]
+    if last["kind"] == "frame":
+        return last["frame"] + 1, 0, illegal
+    stored = len(table.store.load(table.game_id).actions)
+    applied = stored != last["stored"]  # an input that changed the store went through before the kill
+    return last["frame"], last["input"] + (1 if applied else 0), illegal
+
+
+def _observed_log(table: Any, illegal_steps: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
+    """The stored (accepted) actions with the illegal attempts seen between them, in order."""
+    from scorekeeper.actions import action_to_json
+
+    stored = table.store.load(table.game_id)
+    steps: list[dict[str, Any]] = []
+    pending = sorted(illegal_steps, key=lambda p: p[0])
+    k = 0
+    for i, action in enumerate(stored.actions):
+        while k < len(pending) and pending[k][0] <= i:
+            if pending[k][0] == i:
+                steps.append(pending[k][1])
+            k += 1
+        steps.append(action_to_json(action))
+    steps += [s for pos, s in pending[k:] if pos >= len(stored.actions)]
+    return {"rules": stored.rules_spec, "players": list(stored.players), "steps": steps}
+
+
+def _truth_reader(recording: Recording, top: int) -> FrameReader:
+    from hub.truth_reader import TruthReader
+
+    return TruthReader(lambda frame: recording.truth(frame.index).tiles, top=top)
+
+
+def model_reader(models: Path | None, threads: int, top: int) -> FrameReader:
+    """The real vision stage (raises vision.onnx_session.ModelMissingError when the models are absent)."""
+    from hub.pipeline import image_reader
+    from vision.onnx_session import MODELS_DIR
+    from vision.reader import OnnxTileReader
+
+    return image_reader(OnnxTileReader(models_dir=models or MODELS_DIR, threads=threads, max_value=top))
+
+
+def print_report(report: WatchReport, out: Any = sys.stdout) -> None:
+    r = report
+    print(f"{r.name}: {'OK' if r.ok else 'FAILED'}  {r.frames} frames in {r.seconds:.1f} s "
+          f"({r.frames / max(r.seconds, 1e-9):.1f} frames/s), {r.game_seconds:.0f} s of game", file=out)
+    if r.error:
+        print(f"  error: {r.error}", file=out)
+    print(f"  table log: {r.observed_steps} steps observed, {r.true_steps} true, "
+          f"{'equal' if r.equal else 'DIFFERENT'}", file=out)
+    if r.first_mismatch:
+        print(f"  first difference: {r.first_mismatch}", file=out)
+    delays = f", slowest {max(r.flag_delays):.2f} s" if r.flag_delays else ""
+    print(f"  illegal plays: {r.illegal_flagged}/{r.illegal_true} flagged{delays}; false alerts: {r.false_alerts}",
+          file=out)
+    print(f"  round scores from the camera: {'equal to the truth' if r.scores_equal else 'DIFFERENT'}; "
+          f"questions asked: {r.questions}; engines given by phone: {r.engine_from_phone}", file=out)
+
+
+def run(args: argparse.Namespace) -> int:
+    from scorekeeper import rules_from_spec
+    from vision.onnx_session import ModelMissingError
+
+    try:
+        recording = FolderRecording(args.dir)
+    except (ValueError, KeyError) as e:
+        print(f"domino-hub watch: {e}", file=sys.stderr)
+        return 2
+    top = rules_from_spec(recording.rules_spec).set
+    if args.reader == "truth":
+        print("reading tiles from the game's truth (a test double), not from the pixels", file=sys.stderr)
+        read: FrameReader = _truth_reader(recording, top)
+    else:
+        try:
+            read = model_reader(args.models, args.threads, top)
+        except ModelMissingError as e:
+            print(f"domino-hub watch: {e}; or pass --reader truth", file=sys.stderr)
+            return 2
+    report, observed = watch(recording, read, name=str(args.dir), store_path=args.store)
+    args.table_log.write_text(json.dumps(observed, indent=1), encoding="utf-8")
+    if args.json:
+        print(json.dumps(report.to_json()))
+    else:
+        print_report(report)
+        print(f"observed table log: {args.table_log}")
+    return 0 if report.ok else 1
