@@ -20,6 +20,7 @@ import numpy as np
 
 from scorekeeper import MEXICAN
 from vision.frames import Frame
+from vision.types import DetectedTile
 
 from .config import SLOTS, CalibrationConfig
 
@@ -132,9 +133,9 @@ class HubSettings:
     work_px: int = 640  # the frame is searched at this size (longest side)
     min_radius: float = 0.04  # of the frame's shorter side
     max_radius: float = 0.35
-    candidates: int = 8  # round outlines looked at closely
-    min_rim: float = 0.6  # share of the rim that must show an edge
-    min_slot_fit: float = 0.3  # how clearly the band inside the rim must show the slots
+    candidates: int = 6  # round outlines looked at closely
+    min_rim: float = 0.45  # share of the rim that must show an edge (tiles in the slots hide some of it)
+    min_slot_fit: float = 0.8  # how clearly the band inside the rim must show the slots
 
 
 def _polar(lab: np.ndarray, centre: np.ndarray, radii: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -155,39 +156,49 @@ def _slot_fit(lab: np.ndarray, centre: np.ndarray, radius: float, slots: int) ->
     channel or a tile, which stands out from it. So the right fit leaves a uniform remainder
     that every slot differs from. Because a channel has parallel sides it spans a smaller
     angle farther out, while the body between two channels widens; fitting that shape tells
-    the slots from the gaps between them, which a plain 8-fold pattern cannot.
+    the slots from the gaps between them, which a plain 8-fold pattern cannot. The band
+    lies inside the numbers printed near the rim.
     """
     period = 2 * math.pi / slots
     angles = np.linspace(0, 2 * math.pi, 360, endpoint=False)
-    radii = radius * np.linspace(0.62, 0.95, 10)
-    polar = _polar(lab, centre, radii, angles).reshape(-1, 3)  # (radii * angles, 3)
+    radii = radius * np.linspace(0.6, 0.8, 8)
+    polar = _polar(lab, centre, radii, angles).reshape(-1, 3)  # (pixels, 3)
+    squares = (polar ** 2).sum(axis=1)
     r = np.repeat(radii, len(angles))
     theta = np.tile(angles, len(radii))
+    phases = np.linspace(0, period, 45, endpoint=False)
+    shifted = theta[None, :] - phases[:, None] + period / 2  # (phases, pixels)
+    off = shifted % period - period / 2
+    slot = (shifted // period).astype(int) % slots
     best = (0.0, 0.0)
-    for half in (0.15, 0.2, 0.25):
-        for phase in np.linspace(0, period, 45, endpoint=False):
-            off = (theta - phase + period / 2) % period - period / 2
-            inside = np.abs(r * np.sin(off)) < half * radius
-            if inside.all() or not inside.any():
-                continue
-            body = polar[~inside]
-            body_mean = body.mean(axis=0)
-            body_spread = math.sqrt(float(np.mean(np.sum((body - body_mean) ** 2, axis=1))))
-            slot = ((theta - phase + period / 2) // period).astype(int) % slots
-            count = np.bincount(slot[inside], minlength=slots).astype(np.float64)
-            if (count == 0).any():
-                continue
-            sums = np.stack([np.bincount(slot[inside], polar[inside, c], slots) for c in range(3)], axis=1)
-            contrast = np.linalg.norm(sums / count[:, None] - body_mean, axis=1)
-            score = float(np.median(contrast)) / (body_spread + 3.0)
-            if score > best[0]:
-                best = (score, float(phase))
+    for half in (0.17, 0.21, 0.25):
+        inside = np.abs(r[None, :] * np.sin(off)) < half * radius
+        body = (~inside).astype(np.float64)
+        n_body = body.sum(axis=1)
+        if (n_body < 16).any():
+            continue
+        body_mean = body @ polar / n_body[:, None]
+        body_var = body @ squares / n_body - (body_mean ** 2).sum(axis=1)
+        body_spread = np.sqrt(np.maximum(body_var, 0.0))
+        contrast = np.empty((len(phases), slots))
+        light = np.empty((len(phases), slots))
+        for k in range(slots):
+            mask = (inside & (slot == k)).astype(np.float64)
+            n = np.maximum(mask.sum(axis=1), 1.0)
+            mean = mask @ polar / n[:, None]
+            contrast[:, k] = np.linalg.norm(mean - body_mean, axis=1)
+            light[:, k] = mean[:, 0]
+        score = np.median(contrast, axis=1) / (body_spread + 2.0)
+        # empty slots are grooves, darker than the hub: lighter "slots" are mostly the hub between them
+        score = np.where(np.median(light, axis=1) > body_mean[:, 0], score * 0.6, score)
+        i = int(np.argmax(score))
+        if score[i] > best[0]:
+            best = (float(score[i]), float(phases[i]))
     return best
 
 
 def _rim(lab: np.ndarray, centre: np.ndarray, radius: float, rays: int = 180) -> np.ndarray:
     """Points of the edge nearest ``radius`` along each ray, for refitting the circle."""
-    h, w = lab.shape[:2]
     angles = np.linspace(0, 2 * math.pi, rays, endpoint=False)
     radii = np.arange(radius * 0.85, radius * 1.15, 0.5)
     samples = _polar(lab, centre, radii, angles).transpose(1, 0, 2)  # (rays, radii, 3)
@@ -213,49 +224,55 @@ def _fit_circle(points: np.ndarray) -> tuple[np.ndarray, float]:
     return np.array([cx, cy]), r
 
 
-def _round_edges(lab: np.ndarray, centres: np.ndarray, r_min: float, r_max: float,
-                 rays: int = 48) -> tuple[np.ndarray, np.ndarray]:
-    """For each candidate centre: the radius at which the most rays cross an edge that runs round
-    that centre (its colour changes along the ray), and the share of rays that do.
+class _Edges:
+    """Where the (small) image has a strong colour edge, and which way the colour changes there."""
 
-    Counting rays, not edge pixels, makes long straight edges (trains, the table's edge) weigh
-    little: only a closed round outline, like the hub's rim, is crossed by nearly every ray.
-    """
-    import cv2
+    def __init__(self, lab: np.ndarray) -> None:
+        import cv2
 
-    gx = cv2.Sobel(lab.astype(np.float32), cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(lab.astype(np.float32), cv2.CV_32F, 0, 1, ksize=3)
-    jxx, jyy, jxy = (gx * gx).sum(2), (gy * gy).sum(2), (gx * gy).sum(2)
-    magnitude = np.sqrt(0.5 * (jxx + jyy + np.sqrt((jxx - jyy) ** 2 + 4 * jxy ** 2)))
-    normal = 0.5 * np.arctan2(2 * jxy, jxx - jyy)  # the direction of strongest change (mod pi)
-    strong = magnitude > max(40.0, float(np.percentile(magnitude, 80)))
-    h, w = strong.shape
-    angles = np.linspace(0, 2 * math.pi, rays, endpoint=False)
-    radii = np.arange(r_min, r_max, 1.0)
-    xs = centres[:, 0, None, None] + np.cos(angles)[None, :, None] * radii[None, None, :]
-    ys = centres[:, 1, None, None] + np.sin(angles)[None, :, None] * radii[None, None, :]
-    xi = np.clip(np.round(xs).astype(np.int32), 0, w - 1)
-    yi = np.clip(np.round(ys).astype(np.int32), 0, h - 1)
-    radial = np.abs(np.cos(normal[yi, xi] - angles[None, :, None])) > 0.85
-    hit = strong[yi, xi] & radial & (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-    near = hit.copy()
-    for k in (1, 2):  # a rim within 2 px of the radius counts: a tilted camera sees an ellipse
-        near[:, :, k:] |= hit[:, :, :-k]
-        near[:, :, :-k] |= hit[:, :, k:]
-    share = near.mean(axis=1)  # (centres, radii)
-    best = np.argmax(share, axis=1)
-    return radii[best], share[np.arange(len(centres)), best]
+        gx = cv2.Sobel(lab.astype(np.float32), cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(lab.astype(np.float32), cv2.CV_32F, 0, 1, ksize=3)
+        jxx, jyy, jxy = (gx * gx).sum(2), (gy * gy).sum(2), (gx * gy).sum(2)
+        magnitude = np.sqrt(0.5 * (jxx + jyy + np.sqrt((jxx - jyy) ** 2 + 4 * jxy ** 2)))
+        self.normal = 0.5 * np.arctan2(2 * jxy, jxx - jyy)  # the direction of strongest change (mod pi)
+        self.strong = magnitude > max(40.0, float(np.percentile(magnitude, 80)))
+
+    def round_share(self, centres: np.ndarray, r_min: float, r_max: float,
+                    rays: int = 40) -> tuple[np.ndarray, np.ndarray]:
+        """For each centre: the radius at which the most rays cross an edge running round that centre,
+        and the share of rays that do.
+
+        Counting rays, not edge pixels, makes long straight edges (trains, the table's edge)
+        weigh little: only a closed round outline, like the hub's rim, is crossed by nearly
+        every ray.
+        """
+        h, w = self.strong.shape
+        angles = np.linspace(0, 2 * math.pi, rays, endpoint=False)
+        radii = np.arange(r_min, r_max, 1.0)
+        xs = centres[:, 0, None, None] + np.cos(angles)[None, :, None] * radii[None, None, :]
+        ys = centres[:, 1, None, None] + np.sin(angles)[None, :, None] * radii[None, None, :]
+        xi = np.clip(np.round(xs).astype(np.int32), 0, w - 1)
+        yi = np.clip(np.round(ys).astype(np.int32), 0, h - 1)
+        radial = np.abs(np.cos(self.normal[yi, xi] - angles[None, :, None])) > 0.85
+        hit = self.strong[yi, xi] & radial & (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+        near = hit.copy()
+        for k in (1, 2):  # a rim within 2 px of the radius counts: a tilted camera sees an ellipse
+            near[:, :, k:] |= hit[:, :, :-k]
+            near[:, :, :-k] |= hit[:, :, k:]
+        share = near.mean(axis=1)  # (centres, radii)
+        best = np.argmax(share, axis=1)
+        return radii[best], share[np.arange(len(centres)), best]
 
 
-def _centre_candidates(lab: np.ndarray, r_min: float, r_max: float, keep: int) -> list[tuple[np.ndarray, float]]:
-    """The ``keep`` most complete round outlines in the (small) image, as (centre, radius)."""
-    h, w = lab.shape[:2]
-    step = max(2.0, r_min / 3)
+def _candidates(edges: _Edges, r_min: float, r_max: float, keep: int) -> list[tuple[np.ndarray, float]]:
+    """The ``keep`` most complete round outlines, as (centre, radius), from a coarse grid of centres."""
+    h, w = edges.strong.shape
+    step = max(2.0, r_min / 2)
     gx, gy = np.meshgrid(np.arange(step / 2, w, step), np.arange(step / 2, h, step))
     centres = np.stack([gx.ravel(), gy.ravel()], axis=1)
     radii, shares = np.empty(len(centres)), np.empty(len(centres))
     for i in range(0, len(centres), 256):
-        radii[i:i + 256], shares[i:i + 256] = _round_edges(lab, centres[i:i + 256], r_min, r_max)
+        radii[i:i + 256], shares[i:i + 256] = edges.round_share(centres[i:i + 256], r_min, r_max, rays=32)
     out: list[tuple[np.ndarray, float]] = []
     for i in np.argsort(-shares):
         if shares[i] < 0.3 or len(out) >= keep:
@@ -265,16 +282,37 @@ def _centre_candidates(lab: np.ndarray, r_min: float, r_max: float, keep: int) -
     return out
 
 
+def _refine(edges: _Edges, lab: np.ndarray, centre: np.ndarray, radius: float,
+            reach: float = 0.3) -> tuple[np.ndarray, float, float]:
+    """The best round outline within ``reach`` radii of a rough one: (centre, radius, share of its rim)."""
+    span = max(2.0, reach * radius)
+    for step in (max(1.0, span / 6), 1.0):  # coarse, then fine round the coarse best
+        offsets = np.arange(-span, span + 1e-6, step)
+        grid = np.stack(np.meshgrid(offsets, offsets), -1).reshape(-1, 2) + centre
+        radii, shares = edges.round_share(grid, radius * 0.75, radius * 1.3)
+        k = int(np.argmax(shares))
+        centre, radius, span = grid[k], float(radii[k]), step
+    for _ in range(2):
+        points = _rim(lab, centre, radius)
+        if len(points) < 12:
+            break
+        centre, radius = _fit_circle(points)
+    _, (share,) = edges.round_share(centre[None], radius * 0.92, radius * 1.08)
+    return centre, radius, float(share)
+
+
 def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int = SLOTS,
-             near: Calibration | None = None) -> Calibration:
+             near: Calibration | None = None, tiles: Sequence[DetectedTile] = ()) -> Calibration:
     """The hub in one frame, with no clicks: a round outline with ``slots`` slots inside its rim.
 
-    Candidate centres are those most rays from which cross a round edge (the hub's rim and
-    wall); each is refitted to its rim, and the hub is the one whose band inside the rim is
-    best explained by ``slots`` parallel-sided slots (empty, or holding a tile). Slot 1 is
-    the slot nearest straight up in the image, then clockwise. ``near`` (the last known
-    hub) limits the search to its surroundings, which is much quicker. Raises
-    CalibrationError when no such hub is in view.
+    Candidate centres are those from which most rays cross a round edge (the hub's rim and
+    wall); each is refined and refitted to its rim, and the hub is the one whose band inside
+    the rim is best explained by ``slots`` parallel-sided slots (empty, or holding a tile),
+    judged on the full-resolution image. Slot 1 is the slot nearest straight up in the
+    image, then clockwise. ``near`` (the last known hub) limits the search to its
+    surroundings, which is much quicker. ``tiles`` (this frame's detections) help during a
+    round: the engine, a double, lies in the hub's centre. Raises CalibrationError when no
+    hub is in view.
     """
     import cv2
 
@@ -283,37 +321,54 @@ def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int 
     scale = s.work_px / max(h, w)
     small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0.8), cv2.COLOR_BGR2LAB)
+    edges = _Edges(lab)
     short = min(small.shape[:2])
     r_min, r_max = short * s.min_radius, short * s.max_radius
     if near is not None:
-        c = np.asarray(near.centre) * scale
-        r = near.radius * scale
-        grid = np.stack(np.meshgrid(np.arange(-0.5, 0.51, 0.1), np.arange(-0.5, 0.51, 0.1)), -1).reshape(-1, 2)
-        radii, shares = _round_edges(lab, c + grid * r, r * 0.7, r * 1.4)
-        order = np.argsort(-shares)[:3]
-        candidates = [((c + grid * r)[i], float(radii[i])) for i in order if shares[i] >= 0.3]
+        rough = [(np.asarray(near.centre) * scale, near.radius * scale)]
     else:
-        small_lab = cv2.resize(lab, (lab.shape[1] // 2, lab.shape[0] // 2), interpolation=cv2.INTER_AREA)
-        candidates = [(c * 2, r * 2) for c, r in _centre_candidates(small_lab, r_min / 2, r_max / 2, s.candidates)]
+        half = cv2.resize(lab, (lab.shape[1] // 2, lab.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        rough = [(c * 2, r * 2) for c, r in _candidates(_Edges(half), r_min / 2, r_max / 2, s.candidates)]
+    engines = [np.asarray(t.center) * scale for t in tiles if t.values is not None and t.values[0] == t.values[1]]
+    rough += [(c, 1.35 * float(np.hypot(*np.subtract(t.corners[0], t.corners[3]))) * scale)
+              for c, t in zip(engines, (t for t in tiles if t.values is not None and t.values[0] == t.values[1]),
+                              strict=True)]
     best: tuple[float, np.ndarray, float, float] | None = None
-    for centre, r in candidates:
-        points = _rim(lab, centre, r)
-        if len(points) < 12:
+    for centre, r in rough:
+        centre, radius, share = _refine(edges, lab, centre, r, 0.8 if near is not None else 0.3)
+        if not r_min <= radius <= r_max or share < s.min_rim:
             continue
-        fitted, radius = _fit_circle(points)
-        if not r_min <= radius <= r_max or math.dist(fitted, centre) > 0.5 * r:
-            continue
-        _, (share,) = _round_edges(lab, fitted[None], radius * 0.9, radius * 1.1)
-        fit, phase = _slot_fit(lab, fitted, radius, slots)
-        if fit >= s.min_slot_fit and share >= s.min_rim and (best is None or fit * share > best[0]):
-            best = (fit * share, fitted, radius, phase)
+        fit, phase = _full_resolution_fit(image, centre / scale, radius / scale, slots)
+        score = min(fit, 4.0) * share ** 2  # a complete rim counts most; any busy patch can look slotted
+        if any(math.dist(e, centre) < 0.25 * radius for e in engines):
+            score *= 2.0  # a double lies in its centre: the engine
+        if fit >= s.min_slot_fit and (best is None or score > best[0]):
+            best = (score, centre / scale, radius / scale, phase)
     if best is None:
         raise CalibrationError(f"no hub with {slots} slots in view: is it covered, or out of the picture?")
     _, centre, radius, phase = best
     degrees = sorted(math.degrees(phase + 2 * math.pi * k / slots) % 360 for k in range(slots))
     first = min(range(slots), key=lambda k: abs((degrees[k] + 90 + 180) % 360 - 180))
     ordered = tuple(_signed(degrees[(first + k) % slots]) for k in range(slots))
-    return Calibration((centre[0] / scale, centre[1] / scale), radius / scale, ordered)
+    return Calibration((float(centre[0]), float(centre[1])), float(radius), ordered)
+
+
+def _full_resolution_fit(image: np.ndarray, centre: np.ndarray, radius: float, slots: int) -> tuple[float, float]:
+    """The slot fit on the frame's own pixels round the hub (at most ~160 px across the hub)."""
+    import cv2
+
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(centre[0] - radius * 1.05)), max(0, int(centre[1] - radius * 1.05))
+    x1, y1 = min(w, int(centre[0] + radius * 1.05) + 1), min(h, int(centre[1] + radius * 1.05) + 1)
+    crop = image[y0:y1, x0:x1]
+    if crop.size == 0:
+        return 0.0, 0.0
+    k = min(1.0, 80.0 / radius)
+    if k < 1.0:
+        crop = cv2.resize(crop, (max(1, round(crop.shape[1] * k)), max(1, round(crop.shape[0] * k))),
+                          interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)
+    return _slot_fit(lab, (centre - (x0, y0)) * k, radius * k, slots)
 
 
 def _signed(deg: float) -> float:
@@ -335,24 +390,23 @@ def match_slots(found: Calibration, trains_at: Mapping[float, str]) -> Calibrati
 class HubWatch:
     """Re-finds the hub every ``every_s`` seconds of game time and reports when it has moved.
 
-    A hand over the hub can hide it or fool one look, so a move counts only when two
-    looks in a row agree on it; a look that finds nothing is ignored.
+    It looks near where the hub was (quick); after ``lost_after`` looks in a row find it
+    nowhere near, it searches the whole frame. A hand over the hub can hide it or fool one
+    look, so a move counts only when two looks in a row agree on it, and a look that finds
+    no hub changes nothing.
     """
 
     def __init__(self, calibration: Calibration, every_s: float = 2.0, tolerance: float = 0.15,
-                 turn_deg: float = 6.0, settings: HubSettings | None = None) -> None:
+                 turn_deg: float = 6.0, lost_after: int = 3, settings: HubSettings | None = None) -> None:
         self.calibration = calibration
         self.every_s = every_s
         self.tolerance = tolerance
         self.turn_deg = turn_deg
+        self.lost_after = lost_after
         self.settings = settings
         self._next = -math.inf
         self._suspect: Calibration | None = None
-
-    def _moved(self, seen: Calibration) -> bool:
-        cal = self.calibration
-        shift = math.dist(seen.centre, cal.centre)
-        return shift > self.tolerance * cal.radius or self._turn(seen) > self.turn_deg
+        self._misses = 0
 
     def _turn(self, seen: Calibration) -> float:
         """How far the slots turned (degrees; slots repeat every 360/N, so at most half of that)."""
@@ -360,15 +414,28 @@ class HubWatch:
         d = (seen.slot_angles[0] - self.calibration.slot_angles[0]) % step
         return min(d, step - d)
 
-    def check(self, frame: Frame) -> Calibration | None:
+    def _moved(self, seen: Calibration) -> bool:
+        cal = self.calibration
+        if math.dist(seen.centre, cal.centre) > self.tolerance * cal.radius:
+            return True
+        # turned in place: a small turn is a knock; half a slot's turn is a misfit, not a move
+        return self.turn_deg < self._turn(seen) < 360 / len(seen.slot_angles) / 3
+
+    def check(self, frame: Frame, tiles: Sequence[DetectedTile] = ()) -> Calibration | None:
         """The new calibration when the hub has moved; None while it has not (or this frame is not checked)."""
         if frame.timestamp < self._next:
             return None
         self._next = frame.timestamp + self.every_s
+        slots = len(self.calibration.slot_angles)
         try:
-            seen = find_hub(frame.image, self.settings, len(self.calibration.slot_angles))
+            if self._misses < self.lost_after:
+                seen = find_hub(frame.image, self.settings, slots, near=self.calibration, tiles=tiles)
+            else:
+                seen = find_hub(frame.image, self.settings, slots, tiles=tiles)
         except CalibrationError:
+            self._misses += 1
             return None
+        self._misses = 0
         if not self._moved(seen):
             self._suspect = None
             return None

@@ -148,13 +148,13 @@ class Pipeline:
             return None
         arrived = time.perf_counter()
         self.last_frame = frame
-        if self.hub_watch is not None:
-            moved = self.hub_watch.check(frame)
-            if moved is not None:
-                self._recalibrated(moved)
         t0 = time.perf_counter()
         detections = self.read(frame)
         t1 = time.perf_counter()
+        if self.hub_watch is not None:
+            moved = self.hub_watch.check(frame, detections)
+            if moved is not None:
+                self._recalibrated(moved)
         changes = self.tracker.update(detections, frame.timestamp)
         verdicts = self.reconciler.update(self.tracker.board, changes)
         self.last_verdicts = verdicts

@@ -70,7 +70,8 @@ def test_frame_timing_is_explicit_and_tiles_lie_still(game: SyntheticGame) -> No
         assert plan[placed].hands, "a hand lays every tile"
         free = next(i for i in range(placed, len(plan)) if not plan[i].hands)
         quiet = 0
-        while free + quiet < len(plan) and not plan[free + quiet].hands and plan[free + quiet].version == plan[free].version:
+        while free + quiet < len(plan) and not plan[free + quiet].hands \
+                and plan[free + quiet].version == plan[free].version:
             quiet += 1
         assert quiet >= t.frames(t.still_s), f"play {k}: only {quiet} quiet frames after it"
         checked += 1

@@ -62,14 +62,16 @@ def readable(scene: Scene) -> list[TileTruth]:
 @pytest.mark.parametrize("pips", PIP_FAMILIES)
 def test_each_labelled_half_holds_that_many_pip_blobs(pips: str) -> None:
     checked = 0
-    for seed in range(3):
-        scene = render_scene(100 + seed, 960, 720, clean=True, tile_px=(120, 260), pips=pips)
+    for seed in range(100, 112):  # scenes until enough tiles are readable
+        scene = render_scene(seed, 960, 720, clean=True, tile_px=(120, 260), pips=pips)
         for t in readable(scene):
             assert count_pips(scene.image, t.corners) == t.values, (
-                f"seed {100 + seed} ({scene.style}): tile {t.values} at {t.corners.tolist()}"
+                f"seed {seed} ({scene.style}): tile {t.values} at {t.corners.tolist()}"
             )
             checked += 1
-    assert checked >= 5, f"only {checked} readable tiles in the {pips} scenes"
+        if checked >= 12:
+            break
+    assert checked >= 12, f"only {checked} readable tiles in the {pips} scenes"
 
 
 def test_double_fifteen_and_eighteen_layouts_count_true() -> None:

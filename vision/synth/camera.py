@@ -118,7 +118,9 @@ class Camera:
         )
 
 
-def look_at(target: np.ndarray, distance: float, tilt: float, azimuth: float, yaw: float) -> tuple[np.ndarray, np.ndarray]:
+def look_at(
+    target: np.ndarray, distance: float, tilt: float, azimuth: float, yaw: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Rotation and centre of a camera ``distance`` mm from ``target`` on the table, tilted ``tilt`` rad."""
     axis = np.array([math.sin(tilt) * math.cos(azimuth), math.sin(tilt) * math.sin(azimuth), math.cos(tilt)])
     center = np.array([target[0], target[1], 0.0]) - distance * axis
@@ -195,7 +197,7 @@ class Canvas:
         return np.array([[s, 0, -self.origin[0] * s - 0.5], [0, s, -self.origin[1] * s - 0.5]])
 
 
-def canvas_for(camera: Camera, max_area_ratio: float = 1.6, margin_mm: float = 4.0) -> Canvas:
+def canvas_for(camera: Camera, max_area_ratio: float = 1.3, margin_mm: float = 4.0) -> Canvas:
     """The smallest canvas covering the camera's view, fine enough for its nearest pixels."""
     w, h = camera.width, camera.height
     n = 24
@@ -245,6 +247,7 @@ def remap_maps(camera: Camera, canvas: Canvas, grid: int = 8) -> tuple[np.ndarra
 
 def homography(camera: Camera, canvas: Canvas) -> np.ndarray:
     """Canvas px -> image px for an undistorted camera (exact, for ``cv2.warpPerspective``)."""
-    img = np.array([[0, 0], [camera.width - 1, 0], [camera.width - 1, camera.height - 1], [0, camera.height - 1]], np.float64)
+    w, h = camera.width - 1, camera.height - 1
+    img = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
     src = canvas.to_canvas(camera.to_table(img)).astype(np.float32)
     return cv2.getPerspectiveTransform(src, img.astype(np.float32))

@@ -7,7 +7,9 @@ becomes a few seconds of frames at a fixed rate of game time (:class:`GameTiming
   rests on it as it lies down (``place``), leaves (``withdraw``), and then nothing moves for
   at least ``still_s`` seconds;
 - an illegal attempt: the same, then the tile lies there ``illegal_s`` seconds before a hand
-  takes it back to the player's tiles; the table log records it with its expected verdict;
+  takes it back to the player's tiles; the table log records it with its expected verdict. While it
+  lies there its truth names the train it was tried on and the next position (that is where it
+  lies), and the frames' event is "illegal";
 - a draw: a hand takes a face-down tile from the boneyard to the player's own face-down
   tiles, and the player presses "draw"; a pass: "pass" is pressed and a marker goes down at
   the player's train (it is lifted after the player next plays there);
@@ -29,7 +31,20 @@ from typing import Any
 
 import numpy as np
 
-from scorekeeper import MEXICAN, Action, Draw, Pass, Play, Score, Start, Tile, rules_from_spec
+from scorekeeper import (
+    MEXICAN,
+    Action,
+    Blocked,
+    Draw,
+    Out,
+    Pass,
+    Play,
+    Score,
+    Start,
+    Tile,
+    rules_from_spec,
+    set_size,
+)
 from scorekeeper.actions import action_to_json
 from scorekeeper.simulate import SimStep, Simulator, random_players
 
@@ -192,12 +207,15 @@ class SyntheticGame:
         self._pieces: list[Piece] = []
         self._props: list[Prop] = []
         self._seats: dict[str, _Seat] = {}
+        self._boneyard: dict[Tile, Piece] = {}  # this round's face-down pile, by tile
+        self._marker_for: dict[str, Prop] = {}  # the marker lying at each passed player's train
+        self.builder: Builder  # this round's table; set up by each start
         self._play(rounds)
 
     # ------------------------------------------------------------ the table
     def _make_table(self) -> Table:
         n = len(self.players)
-        k = self.dims.length / 50.0
+        k = self.dims.length / 50.0 * math.sqrt(max(1.0, set_size(self.rules.set) / 91))  # bigger sets, longer trains
         w = (760 + 55 * n) * k
         h = w * float(self.rng.uniform(0.75, 0.9))
         table = Table(-w / 2, -h / 2, w / 2, h / 2)
@@ -334,9 +352,9 @@ class SyntheticGame:
             self._draw(a)
         elif isinstance(a, Pass):
             self._pass(a)
-        elif a.act in ("out", "blocked"):
+        elif isinstance(a, (Out, Blocked)):
             self._log(a)
-            self._input(a.act, getattr(a, "player", None), "phone", a)
+            self._input(a.act, a.player if isinstance(a, Out) else None, "phone", a)
         elif isinstance(a, Score):
             self._score(a)
 
@@ -367,7 +385,7 @@ class SyntheticGame:
         inward = (t.center - corner) / np.linalg.norm(t.center - corner)
         bone_c = corner + inward * (bone_r * 1.1 + 40)
         b.occ.mark_disc(bone_c, bone_r + self.dims.length * 0.4, ZONE_ID)
-        self._boneyard: dict[Tile, Piece] = {}
+        self._boneyard = {}
         b.occ.grid[b.occ.grid == ZONE_ID] = 0  # the pile itself may spread where it likes
         for piece in b.scatter([(t.low, t.high) for t in self.sim.boneyard], bone_c, bone_r, "down", overlap_share=0.1):
             self._boneyard[Tile.of(*piece.values)] = piece
@@ -396,7 +414,7 @@ class SyntheticGame:
         self._still(self.timing.still_s)
         self._log(start)
         self._input("start", start.first, "phone", start)
-        self._marker_for: dict[str, Prop] = {}
+        self._marker_for = {}
 
     def _take_from_row(self, player: str, values: tuple[int, int]) -> Piece:
         seat = self._seats[player]
@@ -494,7 +512,8 @@ class SyntheticGame:
             start, a = self.hub.slot_start(slot)
             d = np.array([math.cos(a), math.sin(a)])
             n = np.array([-d[1], d[0]])
-            pos = start + d * (self.hub.radius - self.hub.slot_inner + self.dims.length * 0.3) + n * (self.dims.width / 2 + 13)
+            out = self.hub.radius - self.hub.slot_inner + self.dims.length * 0.3
+            pos = start + d * out + n * (self.dims.width / 2 + 13)
             marker = Prop("train-token", pos, a, (30.0, 13.0), 15.0, self._seats[player].marker, accent=(30, 30, 30),
                           train=player)
             self._trip(player, pos, True, None, "marker")

@@ -102,9 +102,6 @@ class Table:
     y1: float
     seats: dict[str, tuple[np.ndarray, float]] = field(default_factory=dict)  # player -> (edge point, inward angle)
 
-    def inside(self, pts: np.ndarray, margin: float) -> bool:
-        return bool(self.inside_many(pts[None], margin)[0])
-
     def inside_many(self, pts: np.ndarray, margin: float) -> np.ndarray:
         """(K, M, 2) point sets -> (K,) whether each lies wholly ``margin`` mm inside the table."""
         x, y = pts[..., 0], pts[..., 1]
@@ -148,16 +145,13 @@ class Occupancy:
         c = self._cells(center[None])[0]
         cv2.circle(self.grid, (int(c[0] * 16), int(c[1] * 16)), int(radius / self.CELL * 16), ident, -1, cv2.LINE_8, 4)
 
-    def hits(self, center: np.ndarray, angle: float, length: float, width: float, ignore: int = 0) -> int:
-        """How many sample points of the rectangle fall on something (other than ``ignore``) or off the grid."""
-        return int(self.hits_many(np.asarray(center, np.float64)[None], np.array([angle]), length, width, ignore)[0])
-
     def hits_many(
         self, centers: np.ndarray, angles: np.ndarray, length: float, width: float, ignore: int = 0,
         ignore_from: int | None = None, soft: int | None = None,
     ) -> np.ndarray:
-        """:meth:`hits` for K rectangles at once: (K,) counts. Ids >= ``ignore_from`` and the
-        id ``soft`` (a reserved zone) do not count either."""
+        """How many sample points of each of K rectangles fall off the grid or on something other
+        than ``ignore``: (K,) counts. Ids >= ``ignore_from`` and the id ``soft`` (a reserved zone)
+        do not count either."""
         u = np.stack([np.cos(angles), np.sin(angles)], -1)[:, None, None, :]
         n = np.stack([-np.sin(angles), np.cos(angles)], -1)[:, None, None, :]
         s_along = (np.linspace(-0.5, 0.5, max(3, int(length / 6))) * (length - 2.5))[None, :, None, None]
@@ -211,6 +205,7 @@ class Builder:
         self.occ.mark(corners, ZONE_ID, grow=0.0)
 
     def add(self, piece: Piece, mark: bool = True) -> int:
+        piece.tint = float(np.clip(self.rng.normal(1.0, 0.015), 0.95, 1.04))  # no two tiles quite alike
         self.layout.pieces.append(piece)
         ident = self._new_id()
         if mark:
@@ -387,7 +382,8 @@ class Row:
 
 
 def make_hub(center: np.ndarray, dims: TileDims, rng: np.random.Generator, slots: int = 8) -> Hub:
-    colours = [(40, 40, 40), (30, 30, 150), (140, 60, 20), (60, 120, 170), (200, 200, 200), (40, 100, 40), (50, 90, 150)]
+    colours = [(40, 40, 40), (30, 30, 150), (140, 60, 20), (60, 120, 170), (200, 200, 200), (40, 100, 40),
+               (50, 90, 150)]
     slot_inner = dims.length * 0.62 + dims.width * 0.3
     radius = slot_inner + dims.length * rng.uniform(0.45, 0.7)
     a0 = float(rng.uniform(0, 2 * math.pi))

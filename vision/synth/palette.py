@@ -119,7 +119,8 @@ def sample_style(rng: np.random.Generator, max_value: int = 12, family: str | No
     if coloured:
         divider = pips[1]
     else:
-        divider = _bgr(_DIVIDERS[int(rng.integers(len(_DIVIDERS)))]) if rng.random() < 0.85 else pips[int(rng.integers(1, 13))]
+        dark = _bgr(_DIVIDERS[int(rng.integers(len(_DIVIDERS)))])
+        divider = dark if rng.random() < 0.85 else pips[int(rng.integers(1, 13))]
     spinner = _bgr(_BRASS[int(rng.integers(len(_BRASS)))]) if rng.random() < 0.4 else None
     return TileStyle(
         key=f"style-{int(rng.integers(1 << 62))}",

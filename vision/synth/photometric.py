@@ -72,6 +72,7 @@ class Degrade:
     motion_angle: float
     noise: float  # sensor noise, grey levels (one sigma)
     jpeg_quality: int | None
+    sharpen: float = 0.0  # unsharp-mask strength, as phone and Pi camera pipelines apply (with halos)
 
     @staticmethod
     def none() -> Degrade:
@@ -86,7 +87,8 @@ def sample_degrade(rng: np.random.Generator, clean: bool, scale: float = 1.0) ->
     motion = float(rng.uniform(2, 9) * scale) if rng.random() < 0.12 else 0.0
     noise = float(rng.uniform(1.0, 9.0)) if rng.random() < 0.85 else 0.0
     jpeg = int(rng.integers(45, 96)) if rng.random() < 0.75 else None
-    return Degrade(focus, motion, float(rng.uniform(0, math.pi)), noise, jpeg)
+    sharpen = float(rng.uniform(0.3, 1.2)) if rng.random() < 0.3 else 0.0
+    return Degrade(focus, motion, float(rng.uniform(0, math.pi)), noise, jpeg, sharpen)
 
 
 def light_field(lighting: Lighting, width: int, height: int, cx: float, cy: float) -> np.ndarray:
@@ -155,6 +157,8 @@ def degrade(img: np.ndarray, d: Degrade, rng: np.random.Generator) -> np.ndarray
         img = cv2.GaussianBlur(img, (0, 0), d.focus_sigma)
     if d.motion_px >= 1.5:
         img = motion_blur(img, d.motion_px, d.motion_angle)
+    if d.sharpen > 0:
+        img = cv2.addWeighted(img, 1 + d.sharpen, cv2.GaussianBlur(img, (0, 0), 1.3), -d.sharpen, 0)
     img = add_noise(img, d.noise, rng)
     if d.jpeg_quality is not None:
         img = jpeg(img, d.jpeg_quality)

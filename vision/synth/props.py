@@ -107,6 +107,11 @@ def hub_shadow(hub: Hub) -> tuple[np.ndarray, float]:
 
 
 # -------------------------------------------------------------------- props
+def _box_corners(x0: float, x1: float, width: float) -> np.ndarray:
+    """Corners of the box x0..x1 along an object, ``width`` across it, in the object's frame."""
+    return np.array([[x0, -width / 2], [x1, -width / 2], [x1, width / 2], [x0, width / 2]])
+
+
 def prop_points(p: Prop) -> np.ndarray:
     """3D points (world mm, z into the table) that bound the prop, for its box in the image."""
     if p.kind == "hand":
@@ -128,7 +133,7 @@ def prop_outline(p: Prop) -> np.ndarray:
     if p.kind == "hand":
         return hand_parts(p)[0]
     ln, wd = p.size
-    return local(p.center, p.angle, np.array([[-ln / 2, -wd / 2], [ln / 2, -wd / 2], [ln / 2, wd / 2], [-ln / 2, wd / 2]]))
+    return local(p.center, p.angle, _box_corners(-ln / 2, ln / 2, wd))
 
 
 def draw_prop(ctx: Ctx, p: Prop, ident: int) -> None:
@@ -157,7 +162,7 @@ def _box(ctx: Ctx, p: Prop, ident: int, length: float, width: float, top: Colour
 def _train_token(ctx: Ctx, p: Prop, ident: int) -> None:
     ln, wd = p.size
     _box(ctx, p, ident, ln, wd, shade(p.colour, 1.0), shade(p.colour, 0.6))
-    cab = local(p.center, p.angle, np.array([[-ln / 2, -wd / 2], [-ln / 6, -wd / 2], [-ln / 6, wd / 2], [-ln / 2, wd / 2]]))
+    cab = local(p.center, p.angle, _box_corners(-ln / 2, -ln / 6, wd))
     ctx.poly(ctx.px(cab, p.height + 3), shade(p.accent, 1.0), ident)
     chim = local(p.center, p.angle, np.array([[ln * 0.3, 0.0]]))
     ctx.disc(ctx.px(chim, p.height + 5)[0], wd * 0.22 * ctx.scale_at(p.center, p.height), shade(p.colour, 0.35), ident)

@@ -85,21 +85,26 @@ class Renderer:
         w, h = self.camera.width, self.camera.height
         n = 40
         xs, ys = np.linspace(-0.5, w - 0.5, n), np.linspace(-0.5, h - 0.5, n)
-        border = np.concatenate([np.stack([xs, np.full(n, -0.5)], 1), np.stack([np.full(n, w - 0.5), ys], 1),
-                                 np.stack([xs[::-1], np.full(n, h - 0.5)], 1), np.stack([np.full(n, -0.5), ys[::-1]], 1)])
+        border = np.concatenate([
+            np.stack([xs, np.full(n, -0.5)], 1), np.stack([np.full(n, w - 0.5), ys], 1),
+            np.stack([xs[::-1], np.full(n, h - 0.5)], 1), np.stack([np.full(n, -0.5), ys[::-1]], 1),
+        ])
         pts = self.canvas.to_canvas(self.camera.to_table(border))
         mask = np.zeros(self._label_shape(), np.uint8)
         cv2.fillPoly(mask, [np.round(((pts + 0.5) / 2 - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
         return mask.astype(bool)
 
     # ---------------------------------------------------------------- render
-    def render(self, layout: Layout, rng: np.random.Generator, faults: Degrade, static_version: int | None = None) -> Rendered:
+    def render(
+        self, layout: Layout, rng: np.random.Generator, faults: Degrade, static_version: int | None = None
+    ) -> Rendered:
         still = [i for i, p in enumerate(layout.pieces) if not p.held]
         moving = [i for i, p in enumerate(layout.pieces) if p.held]
         still_props = [j for j, q in enumerate(layout.props) if q.kind != "hand"]
         hands = [j for j, q in enumerate(layout.props) if q.kind == "hand"]
         if static_version is None or self._static is None or self._static.version != static_version:
-            self._static = self._draw_static(layout, still, still_props, -1 if static_version is None else static_version)
+            version = -1 if static_version is None else static_version
+            self._static = self._draw_static(layout, still, still_props, version)
         st = self._static
         img, label, area = st.img.copy(), st.label.copy(), dict(st.area)
         ctx = Ctx(self.camera, self.canvas, img, label)
@@ -155,7 +160,9 @@ class Renderer:
         cv2.polylines(img, [np.round(box * 16).astype(np.int32)], True, shade(floor, 1.6), edge, cv2.LINE_AA, 4)
 
     # --------------------------------------------------------------- shadows
-    def _shadows(self, ctx: Ctx, pieces: list[Piece], props: list[Prop], dynamic: bool, layout: Layout | None = None) -> None:
+    def _shadows(
+        self, ctx: Ctx, pieces: list[Piece], props: list[Prop], dynamic: bool, layout: Layout | None = None
+    ) -> None:
         light = self.look.lighting
         q = _Q
         h, w = (self.canvas.height + q - 1) // q, (self.canvas.width + q - 1) // q
@@ -290,7 +297,9 @@ class Renderer:
         roi[:] = cv2.add(roi, cv2.multiply(cv2.bitwise_not(roi), cv2.cvtColor(k8, cv2.COLOR_GRAY2BGR), scale=1 / 255))
 
     # ----------------------------------------------------------------- truth
-    def _tile_truth(self, layout: Layout, label: np.ndarray, area: dict[int, tuple[int, int, int, np.ndarray]]) -> tuple[TileTruth, ...]:
+    def _tile_truth(
+        self, layout: Layout, label: np.ndarray, area: dict[int, tuple[int, int, int, np.ndarray]]
+    ) -> tuple[TileTruth, ...]:
         cam = self.camera
         w, h = cam.width, cam.height
         seen_map = np.where(self._frame & (label < PROP_ID0), label, 0)
@@ -340,13 +349,15 @@ class Renderer:
             return None
         cam = self.camera
         top = -self.dims.thickness
-        c = cam.project(np.array([[*hub.center, -hub.height], [hub.center[0] + hub.radius, hub.center[1], -hub.height]]))
+        rim = [hub.center[0] + hub.radius, hub.center[1], -hub.height]
+        c = cam.project(np.array([[*hub.center, -hub.height], rim]))
         slots = []
         for k in range(1, len(hub.slot_angles) + 1):
             start, a = hub.slot_start(k)
             out = start + self.dims.length * np.array([math.cos(a), math.sin(a)])
             px = cam.project(np.array([[*start, top], [*out, top]]))
-            slots.append(SlotTruth(k, hub.trains.get(k), (float(px[0, 0]), float(px[0, 1])), (float(px[1, 0]), float(px[1, 1]))))
+            point, outward = (float(px[0, 0]), float(px[0, 1])), (float(px[1, 0]), float(px[1, 1]))
+            slots.append(SlotTruth(k, hub.trains.get(k), point, outward))
         return HubTruth((float(c[0, 0]), float(c[0, 1])), float(np.linalg.norm(c[1] - c[0])), tuple(slots))
 
     # ----------------------------------------------------------------- image

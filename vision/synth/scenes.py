@@ -111,8 +111,8 @@ def render_scene(seed: int, width: int = 1280, height: int = 960, **options: obj
     info = {
         "surface": surface.kind, "set": max_value, "scheme": style.scheme, "divider": style.divider_kind,
         "spinner": style.spinner is not None, "tilt_deg": round(camera.tilt_deg, 2), "k1": round(camera.k1, 4),
-        "tile_px": round(dims.length * camera.px_per_mm, 1), "jpeg": faults.jpeg_quality, "noise": round(faults.noise, 2),
-        "focus_sigma": round(faults.focus_sigma, 2), "clean": opts.clean,
+        "tile_px": round(dims.length * camera.px_per_mm, 1), "jpeg": faults.jpeg_quality,
+        "noise": round(faults.noise, 2), "focus_sigma": round(faults.focus_sigma, 2), "clean": opts.clean,
     }
     return Scene(out.image, out.tiles, int(seed), kind, out.hub, out.props, camera.truth(), info)
 
@@ -149,7 +149,9 @@ def _assign_slots(hub: Hub, table: Table, names: list[str]) -> dict[str, int]:
 
 def _simulate(rng: np.random.Generator, max_value: int, players: int, progress: float) -> Simulator:
     """A round of random legal play, stopped ``progress`` of the way (1.0: played to its end, unscored)."""
-    rules = preset("classic") if max_value == 12 else preset("classic").with_options({"set": max_value, "max_players": 8})
+    rules = preset("classic")
+    if max_value != 12:
+        rules = rules.with_options({"set": max_value, "max_players": 8})
     sim = Simulator(rules, random_players(players), random.Random(int(rng.integers(1 << 62))))
     steps = sim.round_steps()
     next(steps)  # the deal
@@ -191,7 +193,8 @@ def table_layout(rng: np.random.Generator, dims: TileDims, max_value: int, clean
     bone_r = dims.length * (0.6 + 0.5 * math.sqrt(max(1, len(sim.boneyard))))
     b.occ.mark_disc(bone_c, bone_r + dims.length * 0.5, ZONE_ID)
     engine = game.engine if game.engine is not None else max_value
-    b.add(Piece((engine, engine), hub.center.copy(), float(rng.uniform(0, 2 * math.pi)), "up", train="engine"), mark=False)
+    angle = float(rng.uniform(0, 2 * math.pi))
+    b.add(Piece((engine, engine), hub.center.copy(), angle, "up", train="engine"), mark=False)
     for t in trains:
         b.start_train(names[t], slots[t])
     count = dict.fromkeys(trains, 0)
@@ -276,8 +279,9 @@ def hands_layout(rng: np.random.Generator, dims: TileDims, max_value: int, clean
         else:
             b.scatter(part, c, dims.length * (0.8 + 0.35 * math.sqrt(len(part))), "up", f"seat{g + 1}")
     if rng.random() < 0.4:
-        b.scatter(_random_tiles(rng, max_value, int(rng.integers(2, 10))), table.center + rng.normal(0, 1, 2) * dims.length * 3,
-                  dims.length * 2, "down", overlap_share=0.0 if clean else 0.15)
+        pile = _random_tiles(rng, max_value, int(rng.integers(2, 10)))
+        where = table.center + rng.normal(0, 1, 2) * dims.length * 3
+        b.scatter(pile, where, dims.length * 2, "down", overlap_share=0.0 if clean else 0.15)
     focus = centres[int(rng.integers(len(centres)))] if centres else table.center
     return layout, focus + rng.normal(0, dims.length * 0.4, 2)
 

@@ -10,7 +10,7 @@ import numpy as np
 from .game import SyntheticGame
 from .scenes import render_scene
 
-THUMB = (304, 228)
+THUMB = (288, 216)
 COLUMNS = 6
 
 

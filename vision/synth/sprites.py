@@ -28,7 +28,8 @@ def rounded_rect(x0: float, y0: float, w: float, h: float, r: float, n: int = 8)
     """Outline of a rounded rectangle, clockwise on screen, as (M, 2) float points."""
     r = min(r, w / 2, h / 2)
     pts = []
-    for cx, cy, a0 in ((x0 + w - r, y0 + r, -90), (x0 + w - r, y0 + h - r, 0), (x0 + r, y0 + h - r, 90), (x0 + r, y0 + r, 180)):
+    centres = ((x0 + w - r, y0 + r, -90), (x0 + w - r, y0 + h - r, 0), (x0 + r, y0 + h - r, 90), (x0 + r, y0 + r, 180))
+    for cx, cy, a0 in centres:
         for k in range(n + 1):
             a = math.radians(a0 + 90 * k / n)
             pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))

@@ -75,7 +75,8 @@ def _cloth(rng: np.random.Generator) -> np.ndarray:
     threads = _noise(rng, SIZE, 1.5, aniso=8) * 0.05 + _noise(rng, SIZE, 1.5, aniso=1 / 8) * 0.05
     pattern = str(rng.choice(["linen", "gingham", "stripes"]))
     c1 = np.array([(225, 230, 235), (200, 215, 230), (180, 190, 200)][int(rng.integers(3))], np.float32)
-    c2 = np.array([(40, 40, 180), (160, 80, 30), (40, 120, 40), (120, 120, 120), (30, 140, 200)][int(rng.integers(5))], np.float32)
+    prints = [(40, 40, 180), (160, 80, 30), (40, 120, 40), (120, 120, 120), (30, 140, 200)]
+    c2 = np.array(prints[int(rng.integers(len(prints)))], np.float32)
     check = SIZE // int(rng.choice([8, 16, 32]))
     strength = float(rng.uniform(0.35, 0.8))  # printed cloth is rarely full strength
     if pattern == "gingham":

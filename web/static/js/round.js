@@ -12,7 +12,8 @@ function proposedFirst(game) {
 }
 
 function playing(game) {
-  const last = game.last_play ? game.last_play.player : null;
+  let last = game.last_play ? game.last_play.player : null;
+  if (last && game.hand_counts && game.hand_counts[last] > 0) last = null; // still holds tiles: not out
   return `<section class="card"><h2>${esc(T("round.playing", { engine: double(game.engine) }))}</h2>
     <p class="muted">${esc(T("round.playing-hint"))}</p>
     <p class="buttons">
