@@ -45,27 +45,20 @@ class Quad:
         q = self.length / 4
         return np.stack([self.centre + self.axis * q, self.centre - self.axis * q])
 
-    def exit_point(self, entry: np.ndarray) -> np.ndarray:
-        """Where a train leaves this tile when it came in at ``entry``: straight through the centre.
+    @property
+    def across(self) -> np.ndarray:
+        return np.array([-self.axis[1], self.axis[0]])
 
-        For a tile laid end to end that is the middle of the far short edge; for a double laid
-        crosswise it is the middle of the far long edge.
-        """
-        d = self.centre - entry
-        n = float(np.hypot(*d))
-        d = self.axis if n == 0 else d / n
-        across = np.array([-self.axis[1], self.axis[0]])
-        da, dc = abs(float(d @ self.axis)), abs(float(d @ across))
-        t = min(self.length / 2 / da if da > 1e-9 else math.inf, self.width / 2 / dc if dc > 1e-9 else math.inf)
-        return self.centre + d * t
+    def sides(self) -> np.ndarray:
+        """(4, 2): the middles of the two ends (halves[0]'s, halves[1]'s), then of the two long sides."""
+        a, c = self.axis * self.length / 2, self.across * self.width / 2
+        return np.stack([self.centre + a, self.centre - a, self.centre + c, self.centre - c])
 
-    def distance_to(self, point: np.ndarray) -> float:
-        """Distance from ``point`` to the face (0 inside)."""
-        local = point - self.centre
-        across = np.array([-self.axis[1], self.axis[0]])
-        a = abs(float(local @ self.axis)) - self.length / 2
-        c = abs(float(local @ across)) - self.width / 2
-        return float(np.hypot(max(a, 0.0), max(c, 0.0)))
+    def edge(self, side: int) -> tuple[np.ndarray, np.ndarray]:
+        """The two corners of a side (numbered as in :meth:`sides`)."""
+        mid = self.sides()[side]
+        half = self.across * self.width / 2 if side < 2 else self.axis * self.length / 2
+        return mid - half, mid + half
 
 
 def angle_gap(a: float, b: float) -> float:

@@ -94,7 +94,7 @@ class Pipeline:
         self.read = read
         self.table = table
         self.tracker = Tracker(calibration, tracker)
-        self.reconciler = Reconciler(table, calibration, reconciler)
+        self.reconciler = Reconciler(table, calibration, reconciler, tracker=self.tracker)
         self.hub_watch = hub_watch
         self.stats = PipelineStats()
         self._inputs: queue.Queue[tuple[Input, str, Future]] = queue.Queue()

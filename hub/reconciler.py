@@ -31,7 +31,7 @@ from scorekeeper.game import Game
 from .calibration import Calibration
 from .events import Alert, HandCounts, Question, QuestionClosed
 from .table import Table, Verdict
-from .tracker import Board, BoardChange, SeenTile
+from .tracker import Board, BoardChange, SeenTile, Tracker
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +97,10 @@ def tile_likelihoods(inner: Sequence[float], outer: Sequence[float], top: int) -
 class Reconciler:
     """Turns board changes into judged actions through the Table. Runs on the camera thread."""
 
-    def __init__(self, table: Table, calibration: Calibration, settings: ReconcilerSettings | None = None) -> None:
+    def __init__(self, table: Table, calibration: Calibration, settings: ReconcilerSettings | None = None,
+                 tracker: Tracker | None = None) -> None:
         self.table = table
+        self.tracker = tracker  # told which train each recorded tile belongs to
         self.calibration = calibration
         self.settings = settings or ReconcilerSettings()
         self.round = RoundSighting()
@@ -278,9 +280,20 @@ class Reconciler:
                 return play
         return Play(self._who_may_play(game)[0], (tile.low, tile.high), train)
 
+    def _is_known(self, game: Game, tile: SeenTile) -> bool:
+        """Whether this 'new' tile is most likely one already on the table, seen where a train's chain
+        ran into it: it is no play, whatever is left over once known tiles are ruled out."""
+        like = tile_likelihoods(tile.inner, tile.outer, game.rules.set)
+        known = sum(float(like[t.low, t.high]) for t in game.on_table)
+        upper = like[np.triu_indices(game.rules.set + 1)]
+        return known > 0.9 * float(upper.sum())
+
     def _judge(self, train: str, tile: SeenTile) -> Verdict | None:
         game = self.table.game
         assert game is not None
+        if self._is_known(game, tile):
+            log.info("the tile after %s's train's end reads as one already on the table: no play", train)
+            return None
         readings = self.readings(train, tile)
         if not readings:
             self.round.ignored.add(tile.id)
@@ -296,13 +309,19 @@ class Reconciler:
     def _record(self, tile_id: int | None, action: Action, source: str = "camera") -> Verdict:
         """Submit a camera play; an illegal one is remembered with its alert until the tile goes."""
         verdict = self._submit(action, source)
-        if not verdict.ok and tile_id is not None:
+        if tile_id is None:
+            return verdict
+        if not verdict.ok:
             assert verdict.alert is not None
             self.round.illegal[tile_id] = verdict.alert
+        elif self.tracker is not None and isinstance(action, Play):
+            self.tracker.claim(tile_id, action.train)
         return verdict
 
     def _submit(self, action: Action, source: str = "camera") -> Verdict:
         verdict = self.table.submit(action, source)
+        if verdict.ok and isinstance(action, Start) and self.tracker is not None:
+            self.tracker.release_claims()
         log.info("camera: %s -> %s", action, "ok" if verdict.ok else verdict.error)
         return verdict
 

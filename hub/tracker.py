@@ -28,6 +28,8 @@ from .geometry import Quad, angle_gap
 class TrackerSettings:
     stable_s: float = 0.5  # seen in one place this long before a tile counts
     gone_s: float = 0.6  # unseen this long and a settled tile has been taken away
+    gone_claimed_s: float = 300.0  # the same for a tile the game holds: trains stay put all round, under
+    # hands, markers and cups, so a recorded tile is only forgotten when the next round starts
     min_confidence: float = 0.5  # weaker detections are ignored
     seen_share: float = 0.6  # of the frames while settling, at least this share must show the tile
     still_px: float = 0.2  # in tile widths: moving more restarts the settling clock
@@ -154,10 +156,20 @@ class Tracker:
         self._ids = itertools.count(1)
         self._frame = 0
         self.board = Board(0.0, None, MappingProxyType({}), (), 0)
+        self.claims: dict[int, str] = {}  # tile id -> the train the game has it in (set by the reconciler)
 
     def reset(self) -> None:
         """Forget every tile (after the camera or the hub moved, the old positions mean nothing)."""
         self._tracks.clear()
+        self.claims.clear()
+
+    def claim(self, tile_id: int, train: str) -> None:
+        """The game holds this tile in ``train``: no other train's chain may run through it."""
+        self.claims[tile_id] = train
+
+    def release_claims(self) -> None:
+        """A new round: the last round's tiles are being gathered up and hold no train any more."""
+        self.claims.clear()
 
     def update(self, detections: Sequence[DetectedTile], t: float) -> list[BoardChange]:
         s = self.settings
@@ -182,8 +194,10 @@ class Tracker:
         for track in list(self._tracks.values()):
             if id(track) not in seen:
                 track.missing = True
-                if t - track.last_seen >= s.gone_s:
+                gone_after = s.gone_claimed_s if track.id in self.claims else s.gone_s
+                if t - track.last_seen >= gone_after:
                     del self._tracks[track.id]
+                    self.claims.pop(track.id, None)
                     if track.settled_at is not None:
                         changes.append(BoardChange("gone", self._seen(track, None), t))
                 continue
@@ -251,55 +265,126 @@ class Tracker:
             d = float(np.linalg.norm(tr.quad.centre - centre))
             if d < best:
                 engine, best = tr, d
-        free = {tr.id: tr for tr in settled if tr is not engine}
-        trains: dict[str, tuple[SeenTile, ...]] = {}
-        for slot, train in sorted(cal.trains.items()):
-            trains[train] = tuple(self._follow(slot, free))
-        loose = tuple(self._seen(tr, None) for tr in free.values())
+        free = [tr for tr in settled if tr is not engine]
+        chains = self._chains(free)
+        in_chain = {k for chain in chains.values() for k, _ in chain}
+        trains = {
+            train: tuple(self._seen(free[k], inner_first) for k, inner_first in chains.get(train, ()))
+            for _, train in sorted(cal.trains.items())
+        }
+        loose = tuple(self._seen(tr, None) for k, tr in enumerate(free) if k not in in_chain)
         seen_engine = None if engine is None else self._seen(engine, None)
         return Board(t, seen_engine, MappingProxyType(trains), loose, unsettled)
 
-    def _follow(self, slot: int, free: dict[int, _Track]) -> list[SeenTile]:
-        """The chain of tiles out of ``slot``: the first tile lies along the slot, each next one starts
-        where the last one ends. Tiles taken into the chain are removed from ``free``."""
-        cal, s = self.calibration, self.settings
+    def _chains(self, free: list[_Track]) -> dict[str, list[tuple[int, bool]]]:
+        """Every train's chain out of its slot, as (index into ``free``, inner half first).
+
+        A train's first tile lies along its slot; each next tile starts where the last one
+        ends. All chains grow together, the best-fitting link anywhere first, so where two
+        trains touch, a new tile goes to the train it continues best; and no chain runs
+        through a tile the game already holds in another train.
+        """
+        cal = self.calibration
         if not free:
-            return []
-        ids = list(free)
-        quads = [free[i].quad for i in ids]
-        centres = np.array([q.centre for q in quads])
-        axes = np.array([q.axis for q in quads])
-        lengths = np.array([q.length for q in quads])
-        widths = np.array([q.width for q in quads])
-        taken = np.zeros(len(ids), bool)
-        centre = np.asarray(cal.centre, np.float64)
-        ray = cal.direction(slot)
-        rel = centres - centre
-        along = rel @ ray
-        across = np.abs(rel[:, 0] * ray[1] - rel[:, 1] * ray[0])
-        turn = np.degrees(np.arccos(np.clip(np.abs(axes @ ray), 0.0, 1.0)))
-        fits = (along > 0) & (across < 0.6 * widths) & (along - lengths / 2 < cal.radius + 0.5 * widths) & (turn < 30)
-        chain: list[SeenTile] = []
-        if not fits.any():
-            return chain
-        k = int(np.argmin(np.where(fits, along, np.inf)))
-        entry = centre
-        while True:
+            return {}
+        centres = np.array([tr.quad.centre for tr in free])
+        axes = np.array([tr.quad.axis for tr in free])
+        lengths = np.array([tr.quad.length for tr in free])
+        widths = np.array([tr.quad.width for tr in free])
+        claimed = [self.claims.get(tr.id) for tr in free]
+        taken = np.zeros(len(free), bool)
+        hub = np.asarray(cal.centre, np.float64)
+        chains: dict[str, list[tuple[int, bool]]] = {}
+        ends: dict[str, tuple[Quad, int]] = {}  # train -> (last tile, the side the train came in by)
+
+        def take(train: str, k: int, entry: np.ndarray) -> None:
             taken[k] = True
-            track = free.pop(ids[k])
-            halves = track.ref  # in the order of its probabilities
-            inner_first = np.linalg.norm(halves[0] - entry) <= np.linalg.norm(halves[1] - entry)
-            chain.append(self._seen(track, bool(inner_first)))
-            exit_point = track.quad.exit_point(entry)
-            direction = exit_point - track.quad.centre
-            # distance from the exit point to every free tile's face, in each tile's own frame
-            local = exit_point - centres
-            a = np.abs(np.sum(local * axes, axis=1)) - lengths / 2
-            c = np.abs(local[:, 0] * -axes[:, 1] + local[:, 1] * axes[:, 0]) - widths / 2
-            gap = np.hypot(np.maximum(a, 0), np.maximum(c, 0))
-            ahead = (centres - exit_point) @ direction > 0
-            ok = ~taken & ahead & (gap < s.link_px * widths)
-            if not ok.any():
-                return chain
-            k = int(np.argmin(np.where(ok, gap, np.inf)))
-            entry = exit_point
+            quad = free[k].quad
+            into = int(np.argmin(np.linalg.norm(quad.sides() - entry, axis=1)))
+            halves = free[k].ref  # in the order of its probabilities
+            inner = quad.sides()[into]
+            inner_first = bool(np.linalg.norm(halves[0] - inner) <= np.linalg.norm(halves[1] - inner))
+            chains.setdefault(train, []).append((k, inner_first))
+            ends[train] = (quad, into)
+
+        for slot, train in sorted(cal.trains.items()):
+            ray = cal.direction(slot)
+            rel = centres - hub
+            along = rel @ ray
+            across = np.abs(rel[:, 0] * ray[1] - rel[:, 1] * ray[0])
+            turn = np.degrees(np.arccos(np.clip(np.abs(axes @ ray), 0.0, 1.0)))
+            mine = np.array([c in (None, train) for c in claimed])
+            near_end = along - lengths / 2  # the first tile's inner end lies inside the hub, in its slot
+            fits = (~taken & mine & (across < 0.6 * widths) & (turn < 30)
+                    & (near_end > 0.25 * cal.radius) & (near_end < cal.radius))
+            if fits.any():
+                take(train, int(np.argmin(np.where(fits, along, np.inf))), hub)
+        proposals: dict[str, tuple[float, int, int] | None] = {}
+        dirty = set(ends)
+        while True:
+            for train in dirty:
+                quad, into = ends[train]
+                mine = np.array([c in (None, train) for c in claimed])
+                proposals[train] = self._link(quad, into, centres, axes, lengths, widths, taken | ~mine)
+            live = [(p[0], train, p[1], p[2]) for train, p in proposals.items() if p is not None]
+            if not live:
+                return chains
+            _, train, k, side = min(live)
+            quad, _ = ends[train]
+            take(train, k, quad.sides()[side])
+            dirty = {train} | {other for other, p in proposals.items() if p is not None and p[1] == k}
+
+    def _link(self, quad: Quad, into: int, centres: np.ndarray, axes: np.ndarray, lengths: np.ndarray,
+              widths: np.ndarray, taken: np.ndarray) -> tuple[float, int, int] | None:
+        """The free tile that continues a train that came into ``quad`` by side ``into``, as
+        (how badly it fits, its index, the side of ``quad`` it continues from).
+
+        Usually the train leaves by the opposite side; where it turns sharply round a double it
+        may leave by another, which is allowed at a cost.
+        """
+        best: tuple[float, int, int] | None = None
+        for side in range(4):
+            if side == into:
+                continue
+            found = self._next_link(quad, side, centres, axes, lengths, widths, taken)
+            if found is None:
+                continue
+            cost = found[0] + (0.0 if side == into ^ 1 else 0.5)
+            if best is None or cost < best[0]:
+                best = (cost, found[1], side)
+        return best
+
+    def _next_link(self, quad: Quad, side: int, centres: np.ndarray, axes: np.ndarray, lengths: np.ndarray,
+                   widths: np.ndarray, taken: np.ndarray) -> tuple[float, int] | None:
+        """The free tile that continues a train leaving ``quad`` by ``side``: one touching that side
+        (where a train turns, the next tile pivots on a corner, so it may touch only there) whose
+        nearest side starts close to the middle of it, beyond it."""
+        s = self.settings
+        p, q = quad.edge(side)
+        mid = (p + q) / 2
+        outward = mid - quad.centre
+        outward /= np.linalg.norm(outward)
+        across = np.stack([-axes[:, 1], axes[:, 0]], axis=1)
+        half_l, half_w = lengths / 2, widths / 2
+        corners = np.stack([centres + axes * half_l[:, None] + across * s_ * half_w[:, None]
+                            for s_ in (1, -1)] + [centres - axes * half_l[:, None] + across * s_ * half_w[:, None]
+                                                  for s_ in (-1, 1)], axis=1)  # (N, 4, 2)
+        seg = q - p
+        t = np.clip(((corners - p) @ seg) / float(seg @ seg), 0.0, 1.0)
+        corner_gap = np.linalg.norm(corners - (p + t[..., None] * seg), axis=2).min(axis=1)
+        end_gap = np.full(len(centres), np.inf)
+        for point in (p, q, mid):
+            local = point - centres
+            a = np.abs(np.sum(local * axes, axis=1)) - half_l
+            c = np.abs(np.sum(local * across, axis=1)) - half_w
+            end_gap = np.minimum(end_gap, np.hypot(np.maximum(a, 0), np.maximum(c, 0)))
+        touching = np.minimum(corner_gap, end_gap) < s.link_px * widths
+        sides = np.stack([centres + axes * half_l[:, None], centres - axes * half_l[:, None],
+                          centres + across * half_w[:, None], centres - across * half_w[:, None]], axis=1)
+        start = np.linalg.norm(sides - mid, axis=2).min(axis=1)
+        beyond = (centres - mid) @ outward > -widths  # a train turning back lies alongside its last tile
+        ok = ~taken & touching & beyond & (start < 1.2 * widths)
+        if not ok.any():
+            return None
+        k = int(np.argmin(np.where(ok, start, np.inf)))
+        return float(start[k] / widths[k]), k

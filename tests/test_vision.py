@@ -58,6 +58,12 @@ def test_detections_follow_the_detected_tile_contract(reader: OnnxTileReader, sc
             assert t.values is None and all(h.probs == () for h in t.halves)
 
 
+@pytest.mark.parametrize("bad", [np.zeros((10, 10), np.uint8), np.zeros((10, 10, 3), np.float32)])
+def test_reader_rejects_non_bgr_images(reader: OnnxTileReader, bad: np.ndarray) -> None:
+    with pytest.raises(ValueError, match="BGR uint8"):
+        reader.read(bad)
+
+
 def test_empty_table_has_no_tiles(reader: OnnxTileReader) -> None:
     rng = np.random.default_rng(0)
     table = np.clip(rng.normal(90, 6, (960, 1280, 3)), 0, 255).astype(np.uint8)

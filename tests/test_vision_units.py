@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from vision.evaluate import Tally, TruthTile, score_photo, score_synthetic
 from vision.geometry import half_centers, points_in_quads, quad_params, rect_corners, shoelace
@@ -56,9 +55,9 @@ def _draw_tile(canvas: np.ndarray, pip_bgr: tuple[int, int, int], pips: int) -> 
 
 def test_pale_yellow_pips_stand_out_in_the_colour_channel() -> None:
     """A pale yellow pip barely differs in grey from ivory but must still show in the reader's input."""
-    patch = _draw_tile(np.zeros((64, 32, 3), np.uint8), (90, 215, 235), 1)
+    patch = _draw_tile(np.zeros((64, 32, 3), np.uint8), (150, 235, 250), 1)
     grey = patch.mean(axis=-1)
-    assert abs(grey[30, 12] - grey[50, 20]) < 25  # nearly invisible in grey
+    assert abs(grey[30, 12] - grey[50, 20]) < 12  # nearly invisible in grey
     feats = half_features(patch[None])
     assert feats.shape == (2, 2, 32, 32)
     colour = feats[0, 1]
@@ -104,7 +103,7 @@ def test_score_synthetic_counts_hits_swaps_misses_and_false_tiles() -> None:
 def test_touching_tiles_do_not_match_their_neighbour() -> None:
     qs = rect_corners(np.array([[100.0, 100.0], [180.0, 100.0]]), np.zeros(2), np.full(2, 80.0), np.full(2, 40.0))
     truth = [TruthTile(qs[0], (3, 5), "up", False), TruthTile(qs[1], (5, 12), "up", False)]
-    shifted = qs[0] + [38.0, 0.0]  # centre right by the divider of the neighbour
+    shifted = qs[0] + [30.0, 0.0]  # straddling the two, centre near the meeting ends
     tally = Tally()
     score_synthetic(truth, [_tile(shifted, (3, 5))], tally)
     assert tally.found == 0
@@ -123,9 +122,9 @@ def test_score_photo_needs_both_halves_in_one_detection() -> None:
 
 
 def test_pair_halves_prefers_the_true_partner_over_a_neighbour() -> None:
-    # two tiles side by side: boxes of the neighbours touch too
-    hs = [LabelledHalf((0, 0, 50, 40), 1), LabelledHalf((50, 0, 100, 40), 2),
-          LabelledHalf((0, 40, 50, 80), 3), LabelledHalf((50, 40, 100, 80), 4)]
+    # two tiles side by side, a quarter tile apart: boxes of the neighbours touch too
+    hs = [LabelledHalf((0, 0, 50, 50), 1), LabelledHalf((50, 0, 100, 50), 2),
+          LabelledHalf((25, 52, 75, 102), 3), LabelledHalf((75, 52, 125, 102), 4)]
     assert pair_halves(hs) == [(0, 1), (2, 3)]
 
 
@@ -142,11 +141,3 @@ def test_stretched_upright_labels_map_back_to_stored_pixels() -> None:
 
 def test_pair_halves_handles_a_lone_half() -> None:
     assert pair_halves([LabelledHalf((0, 0, 10, 10), 1)]) == []
-
-
-@pytest.mark.parametrize("bad", [np.zeros((10, 10), np.uint8), np.zeros((10, 10, 3), np.float32)])
-def test_reader_rejects_non_bgr_images(bad: np.ndarray) -> None:
-    from vision.reader import OnnxTileReader
-
-    with pytest.raises(ValueError, match="BGR uint8"):
-        OnnxTileReader().read(bad)

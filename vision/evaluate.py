@@ -1,8 +1,9 @@
 """Scoring a TileReader against truth: held-out synthetic scenes and the labelled real photos.
 
 Matching rules, the same for every model:
-- synthetic: a detection and a true tile match when each one's centre lies inside the other's
-  quad (tiles touching end to end never match their neighbour); greedy by confidence. True
+- synthetic: a detection and a true tile match when each one's centre lies in the middle of the
+  other (within 30% of its length along it and 30% of its width across), so a box straddling two
+  touching tiles matches neither; greedy by confidence. True
   tiles that are occluded, cut by the frame edge or held in a hand are "ignored": finding them
   is not required, and a detection on one is not a false alarm.
 - halves: a matched tile's two halves pair with the true halves by position (the nearer way).
@@ -70,6 +71,12 @@ class Tally:
         }
 
 
+def _core(corners: np.ndarray, share: float = 0.6) -> np.ndarray:
+    """The middle ``share`` of each quad (N,4,2), shrunk about its centre."""
+    c = corners.mean(axis=1, keepdims=True)
+    return c + (corners - c) * share
+
+
 def _pair_halves(truth_corners: np.ndarray, det: DetectedTile) -> tuple[int, int]:
     """Which detected half sits on true half 0 and 1 (the nearer of the two ways)."""
     t = half_centers(truth_corners[None])[0]
@@ -86,8 +93,10 @@ def score_synthetic(truth: list[TruthTile], dets: list[DetectedTile], tally: Tal
     order = sorted(range(len(dets)), key=lambda i: -dets[i].confidence)
     t_corners = np.array([t.corners for t in truth], np.float32).reshape(-1, 4, 2)
     d_corners = np.array([d.corners for d in dets], np.float32).reshape(-1, 4, 2)
-    t_in_d = points_in_quads(t_corners.mean(axis=1), d_corners) if len(dets) and len(truth) else None
-    d_in_t = points_in_quads(d_corners.mean(axis=1), t_corners) if len(dets) and len(truth) else None
+    both = bool(len(dets) and len(truth))
+    t_in_d = points_in_quads(t_corners.mean(axis=1), _core(d_corners)) if both else None
+    d_in_t = points_in_quads(d_corners.mean(axis=1), _core(t_corners)) if both else None
+    d_on_t = points_in_quads(d_corners.mean(axis=1), t_corners) if both else None
     match: dict[int, int] = {}  # det -> truth
     taken: set[int] = set()
     for i in order:
@@ -100,7 +109,7 @@ def score_synthetic(truth: list[TruthTile], dets: list[DetectedTile], tally: Tal
     for i, det in enumerate(dets):
         j = match.get(i)
         if j is None:
-            ignored = d_in_t is not None and any(d_in_t[i, k] and truth[k].ignore for k in range(len(truth)))
+            ignored = d_on_t is not None and any(d_on_t[i, k] and truth[k].ignore for k in range(len(truth)))
             if not ignored:
                 tally.detections += 1
                 faults.append(f"false tile at ({det.center[0]:.0f},{det.center[1]:.0f})")

@@ -33,6 +33,20 @@ def bench_frame() -> tuple:
     raise RuntimeError(f"no scene with {TILES} tiles among 1000 seeds")
 
 
+def measure(reader, image, runs: int) -> tuple[dict[str, float], int]:
+    """Median ms per stage over ``runs`` reads (after 3 warm-up reads), and the tiles found."""
+    for _ in range(3):
+        reader.read(image)
+    det, read, total, found = [], [], [], 0
+    for _ in range(runs):
+        found = len(reader.read(image))
+        det.append(reader.times.detect)
+        read.append(reader.times.read)
+        total.append(reader.times.total)
+    ms = {k: round(statistics.median(v), 2) for k, v in (("detect", det), ("read", read), ("total", total))}
+    return ms, found
+
+
 def run(args: argparse.Namespace) -> int:
     from vision.onnx_session import MODELS_DIR, ModelMissingError
     from vision.reader import OnnxTileReader
@@ -43,15 +57,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"domino-hub bench vision: {e}", file=sys.stderr)
         return 2
     image, true_tiles = bench_frame()
-    for _ in range(3):
-        reader.read(image)
-    det, read, total, found = [], [], [], 0
-    for _ in range(args.runs):
-        found = len(reader.read(image))
-        det.append(reader.times.detect)
-        read.append(reader.times.read)
-        total.append(reader.times.total)
-    ms = {k: round(statistics.median(v), 2) for k, v in (("detect", det), ("read", read), ("total", total))}
+    ms, found = measure(reader, image, args.runs)
     if args.json:
         print(json.dumps({"frame": f"{FRAME[0]}x{FRAME[1]}", "tiles": true_tiles, "threads": args.threads, "ms": ms}))
     else:

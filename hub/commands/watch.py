@@ -198,11 +198,13 @@ class WatchReport:
     questions: int = 0
     engine_from_phone: int = 0  # rounds started with an engine the camera had not read
     scores_equal: bool = False
+    input_errors: list[str] = field(default_factory=list)  # presses the hub's game could not take
     error: str | None = None
 
     @property
     def ok(self) -> bool:
-        return (self.error is None and self.equal and self.false_alerts == 0 and self.scores_equal
+        return (self.error is None and not self.input_errors and self.equal and self.false_alerts == 0
+                and self.scores_equal
                 and self.illegal_flagged == self.illegal_true and all(d <= 1.0 for d in self.flag_delays))
 
     def to_json(self) -> dict[str, Any]:
@@ -324,9 +326,8 @@ def watch(
     """Run one recorded game through the hub; the report and the observed table log."""
     from hub.bus import EventBus
     from hub.calibration import CalibrationError
-    from hub.pipeline import Answer, ConfirmScore, Pipeline, StartRound, Undo
+    from hub.pipeline import Answer, Pipeline
     from hub.table import Table
-    from scorekeeper import Start
     from scorekeeper.actions import action_to_json
     from scorekeeper.store import Store
 
@@ -402,21 +403,11 @@ def watch(
                     continue
                 if journal is not None:
                     journal.write(kind="input", frame=frame.index, input=k, stored=stored())
-                if inp.act == "start":
-                    assert isinstance(inp.action, Start)
-                    try:
-                        verdict = pipeline.apply(StartRound(inp.action.first, inp.action.hands), inp.via)
-                    except ValueError:
-                        report.engine_from_phone += 1
-                        verdict = pipeline.apply(
-                            StartRound(inp.action.first, inp.action.hands, inp.action.engine), inp.via)
-                elif inp.act == "undo":
-                    verdict = pipeline.apply(Undo(), inp.via)
-                elif inp.act == "score":
-                    verdict = pipeline.apply(ConfirmScore(), inp.via)
-                else:
-                    assert inp.action is not None
-                    verdict = pipeline.apply(inp.action, inp.via)
+                try:
+                    verdict = _apply_input(pipeline, inp, report)
+                except (RuntimeError, ValueError) as e:  # the hub's game has gone astray from the table's
+                    report.input_errors.append(f"frame {frame.index} {inp.act}: {e}")
+                    continue
                 note(verdict, frame.timestamp)
             if journal is not None:
                 journal.write(kind="frame", frame=frame.index, stored=stored())
@@ -439,6 +430,26 @@ def watch(
                 break
     store.close()
     return report, observed
+
+
+def _apply_input(pipeline: Pipeline, inp: PlayerInput, report: WatchReport) -> Verdict | None:
+    """A recorded button or phone press, as the hub receives it."""
+    from hub.pipeline import ConfirmScore, StartRound, Undo
+    from scorekeeper import Start
+
+    if inp.act == "start":
+        assert isinstance(inp.action, Start)
+        try:
+            return pipeline.apply(StartRound(inp.action.first, inp.action.hands), inp.via)
+        except ValueError:  # the camera did not read the engine: the host says which it is
+            report.engine_from_phone += 1
+            return pipeline.apply(StartRound(inp.action.first, inp.action.hands, inp.action.engine), inp.via)
+    if inp.act == "undo":
+        return pipeline.apply(Undo(), inp.via)
+    if inp.act == "score":
+        return pipeline.apply(ConfirmScore(), inp.via)
+    assert inp.action is not None
+    return pipeline.apply(inp.action, inp.via)
 
 
 def _resume_point(journal: Journal, table: Any) -> tuple[int, int, list[tuple[int, dict[str, Any]]]]:
@@ -498,6 +509,8 @@ def print_report(report: WatchReport, out: Any = sys.stdout) -> None:
           f"{'equal' if r.equal else 'DIFFERENT'}", file=out)
     if r.first_mismatch:
         print(f"  first difference: {r.first_mismatch}", file=out)
+    for e in r.input_errors[:5]:
+        print(f"  press refused: {e}", file=out)
     delays = f", slowest {max(r.flag_delays):.2f} s" if r.flag_delays else ""
     print(f"  illegal plays: {r.illegal_flagged}/{r.illegal_true} flagged{delays}; false alerts: {r.false_alerts}",
           file=out)

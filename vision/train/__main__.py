@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__)
-    p.add_argument("--scenes", type=int, default=1600, help="training scenes (seeds 0..N-1)")
-    p.add_argument("--det-steps", type=int, default=6000)
-    p.add_argument("--reader-steps", type=int, default=6000)
+    p.add_argument("--scenes", type=int, default=1200, help="training scenes (seeds 0..N-1)")
+    p.add_argument("--det-steps", type=int, default=4000)
+    p.add_argument("--reader-steps", type=int, default=2500)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache", type=Path, default=ROOT / "var" / "train-cache")
     p.add_argument("--out", type=Path, default=MODELS_DIR)
@@ -77,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
         results.append(eval_real_dev(reader, None))
     except FileNotFoundError as e:
         log(f"real-dev not scored: {e}")
+    from hub.commands.bench_vision import bench_frame, measure
+
+    image, bench_tiles = bench_frame()
+    bench_ms, _ = measure(reader, image, 30)
+    log(f"bench: {bench_ms}")
     command = "python -m vision.train " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     write_card(
         args.out / "README.md",
@@ -91,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         minutes={"render": t_render / 60, "detector": t_det / 60, "reader": t_reader / 60, "total": t_train / 60},
         results=results,
         models_dir=args.out,
+        bench=(bench_tiles, args.threads, bench_ms),
     )
     log(f"wrote {args.out / 'README.md'}")
     return 0

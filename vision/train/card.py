@@ -20,7 +20,7 @@ from vision.train.detector_data import ZOOM
 
 def write_card(path: Path, *, command: str, started: datetime, machine: str, scenes: int, tiles: int, patches: int,
                steps: tuple[int, int], seed: int, minutes: dict[str, float], results: list[SetResult],
-               models_dir: Path) -> None:
+               models_dir: Path, bench: tuple[int, int, dict[str, float]]) -> None:
     sizes = {f.name: f.stat().st_size / 1e6 for f in sorted(models_dir.glob("*.onnx"))}
     frames = ", ".join(f"{w}x{h}" for w, h in FRAME_SIZES)
     text = f"""# Models: tile detector and pip reader
@@ -92,6 +92,14 @@ Measured right after training by the code behind `domino-hub eval vision`
 """ + "\n".join(f"- {r.name}: {r.detail}" for r in results) + "\n"
     for r in results:
         text += f"\n### Half values, {r.name} (true rows, read columns)\n\n{confusion_markdown(r.tally.confusion)}\n"
+    tiles_b, threads_b, ms = bench
+    text += f"""
+## Speed
+
+`domino-hub bench vision` frame (2028x1520, {tiles_b} tiles), onnxruntime on {threads_b} threads, median of 30,
+measured at the end of training on the same machine (shared, so a busy moment inflates it):
+detect {ms['detect']:.1f} ms, read {ms['read']:.1f} ms, **total {ms['total']:.1f} ms**.
+"""
     text += """
 ## Limits
 

@@ -33,7 +33,6 @@ def detector_loss(out: torch.Tensor, heat, reg, regw, mask) -> tuple[torch.Tenso
     hm = focal_loss(out[:, :2], heat, mask)
     w = regw[:, None]
     l1 = F.smooth_l1_loss(out[:, 2:], reg, reduction="none", beta=0.1)
-    l1 = l1 * torch.tensor([1, 1, 2, 2, 2, 2], dtype=out.dtype)[None, :, None, None]
     rl = (l1 * w).sum() / w.sum().clamp(min=1.0)
     return hm + rl, hm, rl
 
