@@ -20,6 +20,7 @@ COMMANDS = {
     "detect": "hub.commands.detect",
     "eval": "hub.commands.eval",
     "synth": "hub.commands.synth",
+    "watch": "hub.commands.watch",
 }
 
 

@@ -2,30 +2,36 @@
 
 Everything that changes the game from the camera happens on this one thread, in frame
 order. Actions from people (the button, the phones) can go straight to the Table; those
-that need the camera's view (confirming the counted hands, answering a question, undo)
-go through :meth:`Pipeline.submit`, which runs them between two frames so they never
-race a play that is being judged.
+that need the camera's view (confirming the counted hands, answering a question, saying
+who starts, undo) go through :meth:`Pipeline.submit`, which runs them between two frames
+so they never race a play that is being judged.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from scorekeeper import Action
 from vision.frames import Frame, FrameSource
 from vision.types import DetectedTile, TileReader
 
-from .calibration import Calibration, HubWatch
+from .calibration import Calibration, CalibrationError, HubWatch, find_hub
 from .events import CameraStatus
 from .reconciler import Reconciler, ReconcilerSettings
 from .table import Table, Verdict
 from .tracker import Tracker, TrackerSettings
+
+if TYPE_CHECKING:
+    from .bus import EventBus
+    from .config import Config
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +43,7 @@ def image_reader(reader: TileReader) -> FrameReader:
     return lambda frame: reader.read(frame.image)
 
 
+# ------------------------------------------------------------------ inputs
 @dataclass(frozen=True)
 class ConfirmScore:
     """The host confirmed the hands the camera counted: score the round with them."""
@@ -69,12 +76,45 @@ class Answer:
 Input = Action | ConfirmScore | Undo | Answer | StartRound
 
 
+# ------------------------------------------------------------------ calibration
+@dataclass
+class AutoCalibration:
+    """Finds the hub in the first frames when the config holds no calibration.
+
+    ``assign`` gives the found slots their trains (from the config's set-up, or the
+    proposal); ``save`` keeps the result (in the config file).
+    """
+
+    assign: Callable[[Calibration], Calibration]
+    save: Callable[[Calibration], None] | None = None
+    every_s: float = 1.0
+    _next: float = -math.inf
+
+    def __call__(self, frame: Frame, tiles: Sequence[DetectedTile]) -> Calibration | None:
+        if frame.timestamp < self._next:
+            return None
+        self._next = frame.timestamp + self.every_s
+        try:
+            found = find_hub(frame.image, tiles=tiles)
+        except CalibrationError as e:
+            log.info("no hub yet: %s", e)
+            return None
+        calibration = self.assign(found)
+        if self.save is not None:
+            try:
+                self.save(calibration)
+            except OSError as e:
+                log.error("cannot store the calibration: %s", e)
+        return calibration
+
+
+# ------------------------------------------------------------------ the loop
 @dataclass
 class PipelineStats:
     frames: int = 0
     read_s: float = 0.0  # time spent in the reader (the models)
     total_s: float = 0.0  # time spent per frame, source to verdicts
-    settle_to_verdict_s: list[float] = field(default_factory=list)  # wall time from the settling frame's arrival
+    settle_to_verdict_s: list[float] = field(default_factory=list)  # from the settling frame's arrival
 
 
 class Pipeline:
@@ -85,26 +125,40 @@ class Pipeline:
         source: FrameSource,
         read: FrameReader,
         table: Table,
-        calibration: Calibration,
+        calibration: Calibration | AutoCalibration,
         tracker: TrackerSettings | None = None,
         reconciler: ReconcilerSettings | None = None,
-        hub_watch: HubWatch | None = None,
+        watch_hub: bool = False,
     ) -> None:
         self.source = source
         self.read = read
         self.table = table
-        self.tracker = Tracker(calibration, tracker)
-        self.reconciler = Reconciler(table, calibration, reconciler, tracker=self.tracker)
-        self.hub_watch = hub_watch
+        self.tracker_settings = tracker
+        self.reconciler_settings = reconciler
+        self.watch_hub = watch_hub
+        self.auto: AutoCalibration | None = None
+        self.tracker: Tracker | None = None
+        self.reconciler: Reconciler | None = None
+        self.hub_watch: HubWatch | None = None
+        if isinstance(calibration, Calibration):
+            self._calibrated(calibration)
+        else:
+            self.auto = calibration
         self.stats = PipelineStats()
         self._inputs: queue.Queue[tuple[Input, str, Future]] = queue.Queue()
         self._stop = threading.Event()
         self.last_frame: Frame | None = None
         self.last_verdicts: list[Verdict] = []  # what the camera recorded on the last frame
 
+    def _calibrated(self, calibration: Calibration) -> None:
+        self.tracker = Tracker(calibration, self.tracker_settings)
+        self.reconciler = Reconciler(self.table, calibration, self.reconciler_settings, tracker=self.tracker)
+        if self.watch_hub:
+            self.hub_watch = HubWatch(calibration)
+
     @property
-    def calibration(self) -> Calibration:
-        return self.tracker.calibration
+    def calibration(self) -> Calibration | None:
+        return None if self.tracker is None else self.tracker.calibration
 
     # ---------------------------------------------------------------- inputs
     def submit(self, action: Input, source: str) -> Future:
@@ -114,17 +168,23 @@ class Pipeline:
         return future
 
     def apply(self, action: Input, source: str) -> Verdict | None:
-        """Apply an input now (call on the camera thread, or when no thread runs the pipeline)."""
+        """Apply an input now (on the camera thread, or where no thread runs the pipeline)."""
         rec = self.reconciler
+        if isinstance(action, (ConfirmScore, Answer, StartRound)) and rec is None:
+            raise RuntimeError("the camera has not found the hub yet")
         if isinstance(action, ConfirmScore):
+            assert rec is not None
             return rec.confirm_score(source)
         if isinstance(action, Answer):
+            assert rec is not None
             return rec.answer(action.question_id, action.answer, source)
         if isinstance(action, StartRound):
+            assert rec is not None
             return rec.start_round(action.first, source, action.hands, action.engine)
         if isinstance(action, Undo):
             undone = self.table.undo(source)
-            rec.after_undo()
+            if rec is not None:
+                rec.after_undo()
             return None if undone is None else Verdict(undone, None)
         return self.table.submit(action, source)
 
@@ -148,30 +208,39 @@ class Pipeline:
             return None
         arrived = time.perf_counter()
         self.last_frame = frame
+        self.last_verdicts = []
         t0 = time.perf_counter()
         detections = self.read(frame)
         t1 = time.perf_counter()
+        self.stats.frames += 1
+        self.stats.read_s += t1 - t0
+        if self.tracker is None:
+            assert self.auto is not None
+            found = self.auto(frame, detections)
+            if found is None:
+                return frame
+            self._calibrated(found)
+            self.table.bus.publish(CameraStatus("ok", "hub found"))
+        assert self.tracker is not None and self.reconciler is not None
         if self.hub_watch is not None:
             moved = self.hub_watch.check(frame, detections)
             if moved is not None:
                 self._recalibrated(moved)
         changes = self.tracker.update(detections, frame.timestamp)
-        verdicts = self.reconciler.update(self.tracker.board, changes)
-        self.last_verdicts = verdicts
+        self.last_verdicts = self.reconciler.update(self.tracker.board, changes)
         done = time.perf_counter()
-        if verdicts:
+        if self.last_verdicts:
             self.stats.settle_to_verdict_s.append(done - arrived)
-        self.stats.frames += 1
-        self.stats.read_s += t1 - t0
         self.stats.total_s += done - arrived
         return frame
 
     def _recalibrated(self, calibration: Calibration) -> None:
         """The camera or the hub moved: forget where tiles were, and find them again where they are now."""
+        assert self.tracker is not None and self.reconciler is not None
         self.tracker.calibration = calibration
         self.tracker.reset()
         self.reconciler.calibration = calibration
-        self.table.bus.publish(CameraStatus("knocked", "the camera or the hub moved: finding the hub again"))
+        self.table.bus.publish(CameraStatus("knocked", "the camera or the hub moved: the hub was found again"))
 
     def run(self) -> None:
         while not self._stop.is_set():
@@ -211,6 +280,13 @@ class PipelineHandle:
     def submit(self, action: Input, source: str) -> Future:
         return self.pipeline.submit(action, source)
 
+    def answer_question(self, question_id: int, answer: str, timeout: float = 5.0) -> Verdict | None:
+        """A phone's answer to "Was that 7|11?" (the web page's ``answer_question`` hook).
+
+        Raises KeyError when the question is no longer open, ValueError for an answer it cannot use.
+        """
+        return self.submit(Answer(question_id, answer), "web").result(timeout)
+
     def stop(self, timeout: float = 5.0) -> None:
         self.pipeline.stop()
         if self._thread.is_alive():
@@ -221,12 +297,99 @@ def start_pipeline(
     source: FrameSource,
     read: FrameReader,
     table: Table,
-    calibration: Calibration,
+    calibration: Calibration | AutoCalibration,
     tracker: TrackerSettings | None = None,
     reconciler: ReconcilerSettings | None = None,
-    hub_watch: HubWatch | None = None,
+    watch_hub: bool = True,
 ) -> PipelineHandle:
     """Start the camera loop on its own thread; ``.stop()`` ends it."""
-    handle = PipelineHandle(Pipeline(source, read, table, calibration, tracker, reconciler, hub_watch))
+    handle = PipelineHandle(Pipeline(source, read, table, calibration, tracker, reconciler, watch_hub))
     handle.start()
     return handle
+
+
+# ------------------------------------------------------------------ the service's hook
+def camera_workers(config: Config, table: Table, bus: EventBus) -> list[PipelineHandle]:
+    """THE CAMERA HOOK for ``hub.service``: the camera pipeline the config describes, started.
+
+    The camera is supervised (reopened with back-off, its state on the bus). Without the
+    ONNX models there is no pipeline (the table follows the button and the phones), except
+    for the synthetic camera, which then reads its own truth (a test double) so the demo
+    runs on a fresh clone.
+    """
+    from pathlib import Path
+
+    from scorekeeper import rules_from_spec
+
+    from .calibration import assign_trains, from_config, match_slots, save_calibration
+    from .sources import SupervisedSource
+
+    camera = config.camera
+    top = rules_from_spec(config.game.rules_spec).set
+    factory, truth = _source_factory(config)
+    source = SupervisedSource(factory, bus, lossless=camera.source in ("replay", "synthetic"),
+                              name=camera.source)
+    try:
+        read = _model_reader(top)
+    except FileNotFoundError as e:
+        if truth is None:
+            log.error("no camera pipeline: %s", e)
+            bus.publish(CameraStatus("lost", f"the vision models are missing: {e}"))
+            return []
+        log.warning("demo: the synthetic table's truth stands in for the vision models (%s)", e)
+        from .truth_reader import TruthReader
+
+        read = TruthReader(truth.tiles_for, top=top)
+    calibration: Calibration | AutoCalibration
+    stored = from_config(config.calibration)
+    if stored is not None:
+        calibration = stored
+    else:
+        players = config.game.players or (table.game.players if table.game is not None else ())
+        trains = dict(config.calibration.trains) or assign_trains(players)
+
+        def assign(found: Calibration) -> Calibration:
+            if truth is not None:  # the simulated host confirms the simulated table's slots
+                first = truth.game.render(0)[1]
+                assert first.hub is not None
+                return match_slots(found, {
+                    math.degrees(math.atan2(s.outward[1] - s.point[1], s.outward[0] - s.point[0])): s.train
+                    for s in first.hub.slots if s.train is not None
+                })
+            return found.with_trains(trains)
+
+        path = Path(config.source)
+        calibration = AutoCalibration(assign, (lambda c: save_calibration(path, c)) if path.is_file() else None)
+    tracker = TrackerSettings(stable_s=config.tracker.stable_seconds)
+    pipeline = Pipeline(source, read, table, calibration, tracker, watch_hub=True)
+    return [PipelineHandle(pipeline)]
+
+
+def _source_factory(config: Config) -> tuple[Callable[[], FrameSource], object | None]:
+    """How to (re)open the configured camera, and the synthetic table when that is the camera."""
+    from .sources import OpenCVSource, PiCameraSource, ReplaySource
+
+    camera = config.camera
+    if camera.source == "picamera2":
+        return (lambda: PiCameraSource(size=camera.resolution)), None
+    if camera.source == "opencv":
+        uri: int | str = camera.device if camera.device is not None else (camera.url or 0)
+        return (lambda: OpenCVSource(uri, size=camera.resolution)), None
+    if camera.source == "replay":
+        assert camera.path is not None
+        return (lambda: ReplaySource(camera.path, fps=camera.fps, speed=1.0)), None  # type: ignore[arg-type]
+    from .sources.synthetic import SyntheticSource
+
+    synthetic = SyntheticSource(players=list(config.game.players) or 4, rules=config.game.rules_spec,
+                                width=camera.resolution[0], height=camera.resolution[1], speed=1.0)
+    return (lambda: synthetic), synthetic
+
+
+def _model_reader(top: int) -> FrameReader:
+    from vision.onnx_session import ModelMissingError
+    from vision.reader import OnnxTileReader
+
+    try:
+        return image_reader(OnnxTileReader(max_value=top))
+    except ModelMissingError as e:
+        raise FileNotFoundError(str(e)) from None

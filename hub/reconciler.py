@@ -41,7 +41,7 @@ NONE_OF_THESE = "none of these"
 @dataclass(frozen=True)
 class ReconcilerSettings:
     accept: float = 0.9  # a reading's share of all readings needed to record it without asking
-    illegal_prior: float = 0.02  # an illegal play is this much less likely than a legal one, before looking
+    illegal_prior: float = 0.05  # an illegal play is this much less likely than a legal one, before looking
     choices: int = 3  # readings offered in a question
 
 
@@ -361,7 +361,9 @@ class Reconciler:
             if pending.tile_id is not None:
                 self.round.ignored.add(pending.tile_id)
             return None
-        verdict = self._record(pending.tile_id, action, source)
+        # the tile the camera saw is the one played only if the answer is one of its readings
+        seen = pending.tile_id if answer in pending.options else None
+        verdict = self._record(seen, action, source)
         self.verdicts.append(verdict)
         return verdict
 
@@ -400,11 +402,21 @@ class Reconciler:
         self.table.bus.publish(HandCounts(MappingProxyType(counts)))
 
     def read_hands(self, game: Game, board: Board) -> Mapping[str, tuple[Tile, ...]]:
-        """Each seat's laid-out tiles, read so that no tile is counted twice or taken from the table."""
+        """Each seat's laid-out tiles, read so that no tile is counted twice or taken from the table.
+
+        A hand laid out near the end of a train may look like its continuation, so every
+        settled tile past the trains' recorded ends counts, as well as the loose ones.
+        """
         top = game.rules.set
         taken = set(game.on_table)
         scored: list[tuple[float, int, Tile, str]] = []
-        for k, seen in enumerate(board.loose):
+        claims = {} if self.tracker is None else self.tracker.claims
+        laid_out = list(board.loose)
+        for train, chain in board.trains.items():
+            laid_out += chain[len(game.trains.get(train, ())):]
+        for k, seen in enumerate(laid_out):
+            if seen.id in claims or self._is_known(game, seen):
+                continue  # a train's tile, seen apart from its train (a hand over the table, a gap)
             seat = self.seat_of(seen.centre, game.players)
             if seat is None or seat == game.went_out:
                 continue

@@ -229,6 +229,8 @@ class Tracker:
                     continue
                 if limit is push and dist[i, j] > near[j] and not self._same_reading(dets[i], tracks[j]):
                     continue
+                if tracks[j].settled_at is not None and self._other_tile(dets[i], tracks[j]):
+                    continue  # a different tile laid on or over this one: it is seen as a tile of its own
                 out[i] = tracks[j]
                 used.add(j)
         return out
@@ -237,6 +239,19 @@ class Tracker:
     def _same_reading(det: DetectedTile, track: _Track) -> bool:
         values = det.values
         return values is not None and tuple(sorted(values)) == track.reading()
+
+    @staticmethod
+    def _other_tile(det: DetectedTile, track: _Track) -> bool:
+        """Whether the detection clearly reads as another tile than the settled one (a noisy reading
+        of the same tile still leaves the settled values a fair chance)."""
+        settled = track.reading()
+        p0, p1 = (np.asarray(h.probs, np.float64) for h in det.halves)
+        if settled is None or not len(p0) or not len(p1) or max(settled) >= len(p0):
+            return False
+        a, b = settled
+        theirs = p0[a] * p1[b] + p0[b] * p1[a]
+        best = float(p0.max() * p1.max())
+        return theirs < 0.01 * best
 
     def _is_settled(self, track: _Track, t: float, frame: int) -> bool:
         _, _, since, since_frame = track.anchor
@@ -324,8 +339,14 @@ class Tracker:
         while True:
             for train in dirty:
                 quad, into = ends[train]
-                mine = np.array([c in (None, train) for c in claimed])
-                proposals[train] = self._link(quad, into, centres, axes, lengths, widths, taken | ~mine)
+                own = np.array([c == train for c in claimed])
+                # the train's own recorded tiles first; a new tile only where none of them continues it
+                found = self._link(quad, into, centres, axes, lengths, widths, taken | ~own)
+                if found is None:
+                    unclaimed = np.array([c is None for c in claimed])
+                    found = self._link(quad, into, centres, axes, lengths, widths, taken | ~unclaimed)
+                    found = None if found is None else (found[0] + 1.0, found[1], found[2])
+                proposals[train] = found
             live = [(p[0], train, p[1], p[2]) for train, p in proposals.items() if p is not None]
             if not live:
                 return chains

@@ -11,6 +11,7 @@ TOPICS = {
     "web": "hub.commands.bench_web",
     "vision": "hub.commands.bench_vision",
     "synth": "hub.commands.bench_synth",
+    "hub": "hub.commands.bench_hub",
 }
 
 

@@ -51,9 +51,23 @@ def _vision(args: argparse.Namespace) -> int:
     return 0
 
 
+def _hub_arguments(p: argparse.ArgumentParser) -> None:
+    from hub.commands.eval_hub import add_arguments
+
+    add_arguments(p)
+
+
+def _hub(args: argparse.Namespace) -> int:
+    """The hub end to end: 20 filmed synthetic games through the models, against their truth."""
+    from hub.commands.eval_hub import run
+
+    return run(args)
+
+
 # topic -> (add arguments, run)
 TOPICS = {
     "vision": (_vision_arguments, _vision),
+    "hub": (_hub_arguments, _hub),
 }
 
 

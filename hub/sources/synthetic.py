@@ -46,7 +46,10 @@ class SyntheticSource(FrameSource):
         self._truth: OrderedDict[int, FrameTruth] = OrderedDict()
 
     def open(self) -> None:
-        self.inner.open()
+        """Plays the game through on the first open; a reopen (after a fault) carries on where it was,
+        as a live camera would."""
+        if self.inner.game is None:
+            self.inner.open()
 
     def read(self) -> Frame | None:
         frame = self.inner.read()
