@@ -149,6 +149,7 @@ class Pipeline:
         self._stop = threading.Event()
         self.last_frame: Frame | None = None
         self.last_verdicts: list[Verdict] = []  # what the camera recorded on the last frame
+        self.knocks = 0  # times the hub was found moved
 
     def _calibrated(self, calibration: Calibration) -> None:
         self.tracker = Tracker(calibration, self.tracker_settings)
@@ -237,6 +238,7 @@ class Pipeline:
     def _recalibrated(self, calibration: Calibration) -> None:
         """The camera or the hub moved: forget where tiles were, and find them again where they are now."""
         assert self.tracker is not None and self.reconciler is not None
+        self.knocks += 1
         self.tracker.calibration = calibration
         self.tracker.reset()
         self.reconciler.calibration = calibration

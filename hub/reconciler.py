@@ -26,7 +26,7 @@ from types import MappingProxyType
 import numpy as np
 
 from scorekeeper import Action, Play, Score, Start, Tile, full_set
-from scorekeeper.game import Game
+from scorekeeper.game import Game, train_label
 
 from .calibration import Calibration
 from .events import Alert, HandCounts, Question, QuestionClosed
@@ -47,12 +47,13 @@ class ReconcilerSettings:
 
 @dataclass(frozen=True)
 class Reading:
-    """One candidate identity for a tile, with its share of the probability."""
+    """One candidate identity for a tile (and the train it was laid on), with its share of the probability."""
 
     tile: Tile
     probability: float
     legal: bool
     shown: tuple[int, int]  # the values the way round they most likely lie: inner half first
+    train: str = ""
 
     @property
     def text(self) -> str:
@@ -204,7 +205,24 @@ class Reconciler:
         return Start(engine, first, hands)
 
     # ---------------------------------------------------------------- plays
+    def _reclaim(self, board: Board) -> None:
+        """Tell the tracker again which train holds each recorded tile it sees where the game has one:
+        after a restart or a knocked camera every tile is new to it, and its trains unprotected."""
+        game = self.table.game
+        if self.tracker is None or game is None:
+            return
+        claims = self.tracker.claims
+        for train, chain in board.trains.items():
+            for seen, placed in zip(chain, game.trains.get(train, ()), strict=False):
+                if seen.id in claims:
+                    continue
+                like = tile_likelihoods(seen.inner, seen.outer, game.rules.set)
+                tile = placed.tile
+                if like[tile.low, tile.high] >= 0.01 * float(like.max()):
+                    self.tracker.claim(seen.id, train)
+
     def _judge_new_tiles(self, board: Board) -> list[Verdict]:
+        self._reclaim(board)
         out: list[Verdict] = []
         for _ in range(64):  # each pass records at most one tile; a frame rarely brings more than one
             candidate = self._next_candidate(board)
@@ -237,8 +255,19 @@ class Reconciler:
         found.sort(key=lambda f: (f[0], f[2].id))
         return found[0][1], found[0][2]
 
-    def readings(self, train: str, tile: SeenTile) -> list[Reading]:
-        """Every tile it could be, most probable first, weighed by whether the rules allow it there."""
+    def readings(self, train: str, tile: SeenTile, also: Sequence[str] = ()) -> list[Reading]:
+        """Every tile it could be, most probable first, weighed by whether the rules allow it there.
+
+        ``also``: other trains whose end the tile touches as well (where two trains meet): each
+        reading is weighed on each of them, and the rules often tell which one it was laid on.
+        """
+        out = [r for t in (train, *also) for r in self._weighed(t, tile)]
+        total = sum(r.probability for r in out) or 1.0
+        out = [Reading(r.tile, r.probability / total, r.legal, r.shown, r.train) for r in out]
+        out.sort(key=lambda r: (-r.probability, r.train != train))
+        return out
+
+    def _weighed(self, train: str, tile: SeenTile) -> list[Reading]:
         game = self.table.game
         assert game is not None
         top = game.rules.set
@@ -257,10 +286,7 @@ class Reconciler:
             legal = any(self.table.check(Play(p, (t.low, t.high), train)) is None for p in players)
             weight = float(like[t.low, t.high]) * (1.0 if legal else self.settings.illegal_prior)
             low_first = inner[t.low] * outer[t.high] >= inner[t.high] * outer[t.low]
-            out.append(Reading(t, weight, legal, (t.low, t.high) if low_first else (t.high, t.low)))
-        total = sum(r.probability for r in out) or 1.0
-        out = [Reading(r.tile, r.probability / total, r.legal, r.shown) for r in out]
-        out.sort(key=lambda r: -r.probability)
+            out.append(Reading(t, weight, legal, (t.low, t.high) if low_first else (t.high, t.low), train))
         return out
 
     @staticmethod
@@ -294,17 +320,36 @@ class Reconciler:
         if self._is_known(game, tile):
             log.info("the tile after %s's train's end reads as one already on the table: no play", train)
             return None
-        readings = self.readings(train, tile)
+        also = [t for t in self.board.alternatives.get(tile.id, ()) if t != train and self._next_in(t)] \
+            if self.board is not None else []
+        readings = self.readings(train, tile, also)
         if not readings:
             self.round.ignored.add(tile.id)
             return None
         best = readings[0]
         if best.probability >= self.settings.accept:
-            return self._record(tile.id, self._play_for(game, best.tile, train))
-        options = {r.text: self._play_for(game, r.tile, train) for r in readings[: self.settings.choices]
-                   if r.probability >= 0.01 or r is best}
-        self._ask(f"Was that {best.text}?", options, tile.id, train)
+            if best.train != train:
+                log.info("%s continues %s's train as well as %s's: the rules say %s", best.text, best.train,
+                         train, best.train)
+            return self._record(tile.id, self._play_for(game, best.tile, best.train))
+        shown = readings[: self.settings.choices]
+        several = len({r.train for r in shown}) > 1
+
+        def label(r: Reading) -> str:
+            return f"{r.text} on {train_label(r.train)}" if several else r.text
+
+        options = {label(r): self._play_for(game, r.tile, r.train) for r in shown if r.probability >= 0.01 or r is best}
+        self._ask(f"Was that {label(best)}?", options, tile.id, train)
         return None
+
+    def _next_in(self, train: str) -> bool:
+        """Whether a new tile at the end of ``train``'s recorded tiles would be that train's next one."""
+        game, board = self.table.game, self.board
+        if game is None or board is None or self.tracker is None:
+            return False
+        claims = self.tracker.claims
+        held = sum(1 for t in board.trains.get(train, ()) if claims.get(t.id) == train)
+        return held == len(game.trains.get(train, ()))
 
     def _record(self, tile_id: int | None, action: Action, source: str = "camera") -> Verdict:
         """Submit a camera play; an illegal one is remembered with its alert until the tile goes."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 import numpy as np
@@ -70,6 +70,8 @@ class Board:
     trains: Mapping[str, tuple[SeenTile, ...]]  # each train from its slot outwards, up to the first gap
     loose: tuple[SeenTile, ...]  # face up, settled, in no train (laid-out hands, a tile set aside)
     unsettled: int  # detections not (yet) settled: a hand, a tile being laid
+    # new tiles -> every train whose recorded end they could continue, by shape alone
+    alternatives: Mapping[int, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
 
     def find(self, tile_id: int) -> tuple[str | None, int | None]:
         """Where a tile lies: (train, index), ("engine", 0), (None, None) when loose or absent."""
@@ -157,19 +159,23 @@ class Tracker:
         self._frame = 0
         self.board = Board(0.0, None, MappingProxyType({}), (), 0)
         self.claims: dict[int, str] = {}  # tile id -> the train the game has it in (set by the reconciler)
+        self._dirty = True  # the board must be built again (a claim or the calibration changed)
 
     def reset(self) -> None:
         """Forget every tile (after the camera or the hub moved, the old positions mean nothing)."""
         self._tracks.clear()
         self.claims.clear()
+        self._dirty = True
 
     def claim(self, tile_id: int, train: str) -> None:
         """The game holds this tile in ``train``: no other train's chain may run through it."""
         self.claims[tile_id] = train
+        self._dirty = True
 
     def release_claims(self) -> None:
         """A new round: the last round's tiles are being gathered up and hold no train any more."""
         self.claims.clear()
+        self._dirty = True
 
     def update(self, detections: Sequence[DetectedTile], t: float) -> list[BoardChange]:
         s = self.settings
@@ -190,6 +196,7 @@ class Tracker:
             moved = np.linalg.norm(quad.centre - centre) > s.still_px * quad.width
             if moved or math.degrees(angle_gap(quad.angle, angle)) > s.still_deg:
                 track.restart(t, frame)
+                self._dirty |= track.settled_at is not None
         seen = {id(tr) for tr in matched.values()}
         for track in list(self._tracks.values()):
             if id(track) not in seen:
@@ -204,7 +211,12 @@ class Tracker:
             if track.settled_at is None and self._is_settled(track, t, frame):
                 track.settled_at = t
                 changes.append(BoardChange("settled", self._seen(track, None), t))
-        self.board = self._build_board(t)
+        unsettled = sum(1 for tr in self._tracks.values() if tr.settled_at is None and not tr.missing)
+        if changes or self._dirty:  # trains are followed again only when a settled tile came, went or moved
+            self.board = self._build_board(t, unsettled)
+            self._dirty = False
+        else:
+            self.board = replace(self.board, time=t, unsettled=unsettled)
         return changes
 
     # ------------------------------------------------------------ association
@@ -269,9 +281,8 @@ class Tracker:
         corners = tuple((float(x), float(y)) for x, y in track.quad.corners)
         return SeenTile(track.id, corners, a, b, track.settled_at if track.settled_at is not None else 0.0)
 
-    def _build_board(self, t: float) -> Board:
+    def _build_board(self, t: float, unsettled: int) -> Board:
         settled = [tr for tr in self._tracks.values() if tr.settled_at is not None]
-        unsettled = sum(1 for tr in self._tracks.values() if tr.settled_at is None and not tr.missing)
         cal = self.calibration
         centre = np.asarray(cal.centre, np.float64)
         engine: _Track | None = None
@@ -289,7 +300,7 @@ class Tracker:
         }
         loose = tuple(self._seen(tr, None) for k, tr in enumerate(free) if k not in in_chain)
         seen_engine = None if engine is None else self._seen(engine, None)
-        return Board(t, seen_engine, MappingProxyType(trains), loose, unsettled)
+        return Board(t, seen_engine, MappingProxyType(trains), loose, unsettled, MappingProxyType(self.alternatives))
 
     def _chains(self, free: list[_Track]) -> dict[str, list[tuple[int, bool]]]:
         """Every train's chain out of its slot, as (index into ``free``, inner half first).
@@ -300,6 +311,7 @@ class Tracker:
         through a tile the game already holds in another train.
         """
         cal = self.calibration
+        self.alternatives: dict[int, tuple[str, ...]] = {}
         if not free:
             return {}
         centres = np.array([tr.quad.centre for tr in free])
@@ -311,6 +323,7 @@ class Tracker:
         hub = np.asarray(cal.centre, np.float64)
         chains: dict[str, list[tuple[int, bool]]] = {}
         ends: dict[str, tuple[Quad, int]] = {}  # train -> (last tile, the side the train came in by)
+        recorded_ends: dict[str, tuple[Quad, int]] = {}  # the same for the last tile the game holds there
 
         def take(train: str, k: int, entry: np.ndarray) -> None:
             taken[k] = True
@@ -321,17 +334,21 @@ class Tracker:
             inner_first = bool(np.linalg.norm(halves[0] - inner) <= np.linalg.norm(halves[1] - inner))
             chains.setdefault(train, []).append((k, inner_first))
             ends[train] = (quad, into)
+            if claimed[k] == train:
+                recorded_ends[train] = (quad, into)
 
+        in_slot: dict[str, np.ndarray] = {}  # train -> which tiles could be the first in its slot
         for slot, train in sorted(cal.trains.items()):
             ray = cal.direction(slot)
             rel = centres - hub
             along = rel @ ray
             across = np.abs(rel[:, 0] * ray[1] - rel[:, 1] * ray[0])
             turn = np.degrees(np.arccos(np.clip(np.abs(axes @ ray), 0.0, 1.0)))
-            mine = np.array([c in (None, train) for c in claimed])
             near_end = along - lengths / 2  # the first tile's inner end lies inside the hub, in its slot
-            fits = (~taken & mine & (across < 0.6 * widths) & (turn < 30)
-                    & (near_end > 0.25 * cal.radius) & (near_end < cal.radius))
+            in_slot[train] = ((across < 0.6 * widths) & (turn < 30)
+                              & (near_end > 0.25 * cal.radius) & (near_end < cal.radius))
+            mine = np.array([c in (None, train) for c in claimed])
+            fits = ~taken & mine & in_slot[train]
             if fits.any():
                 take(train, int(np.argmin(np.where(fits, along, np.inf))), hub)
         proposals: dict[str, tuple[float, int, int] | None] = {}
@@ -349,37 +366,63 @@ class Tracker:
                 proposals[train] = found
             live = [(p[0], train, p[1], p[2]) for train, p in proposals.items() if p is not None]
             if not live:
+                self._alternatives(free, claimed, in_slot, recorded_ends, centres, axes, lengths, widths)
                 return chains
             _, train, k, side = min(live)
             quad, _ = ends[train]
             take(train, k, quad.sides()[side])
             dirty = {train} | {other for other, p in proposals.items() if p is not None and p[1] == k}
 
+    def _alternatives(self, free: list[_Track], claimed: list[str | None], in_slot: Mapping[str, np.ndarray],
+                      recorded_ends: Mapping[str, tuple[Quad, int]], centres: np.ndarray, axes: np.ndarray,
+                      lengths: np.ndarray, widths: np.ndarray) -> None:
+        """Every train each new tile could continue, judged by shape alone, for the reconciler: where
+        two trains' ends meet, the rules may tell which one a tile was laid on."""
+        new = np.array([c is None for c in claimed])
+        found: dict[int, list[str]] = {}
+        for _, train in sorted(self.calibration.trains.items()):
+            if train in recorded_ends:
+                quad, into = recorded_ends[train]
+                costs, _ = self._link_costs(quad, into, centres, axes, lengths, widths, ~new)
+                fits = np.isfinite(costs)
+            else:
+                fits = new & in_slot[train]
+            for k in np.flatnonzero(fits):
+                found.setdefault(free[k].id, []).append(train)
+        self.alternatives = {tid: tuple(trains) for tid, trains in found.items()}
+
     def _link(self, quad: Quad, into: int, centres: np.ndarray, axes: np.ndarray, lengths: np.ndarray,
               widths: np.ndarray, taken: np.ndarray) -> tuple[float, int, int] | None:
         """The free tile that continues a train that came into ``quad`` by side ``into``, as
-        (how badly it fits, its index, the side of ``quad`` it continues from).
+        (how badly it fits, its index, the side of ``quad`` it continues from)."""
+        costs, sides = self._link_costs(quad, into, centres, axes, lengths, widths, taken)
+        k = int(np.argmin(costs))
+        return None if not np.isfinite(costs[k]) else (float(costs[k]), k, int(sides[k]))
+
+    def _link_costs(self, quad: Quad, into: int, centres: np.ndarray, axes: np.ndarray, lengths: np.ndarray,
+                    widths: np.ndarray, taken: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For every tile: how badly it would continue a train that came into ``quad`` by side ``into``
+        (infinite: it cannot), and the side of ``quad`` it would continue from.
 
         Usually the train leaves by the opposite side; where it turns sharply round a double it
         may leave by another, which is allowed at a cost.
         """
-        best: tuple[float, int, int] | None = None
+        best = np.full(len(centres), np.inf)
+        best_side = np.zeros(len(centres), int)
         for side in range(4):
             if side == into:
                 continue
-            found = self._next_link(quad, side, centres, axes, lengths, widths, taken)
-            if found is None:
-                continue
-            cost = found[0] + (0.0 if side == into ^ 1 else 0.5)
-            if best is None or cost < best[0]:
-                best = (cost, found[1], side)
-        return best
+            cost = self._side_costs(quad, side, centres, axes, lengths, widths, taken)
+            cost = cost + (0.0 if side == into ^ 1 else 0.5)
+            better = cost < best
+            best[better], best_side[better] = cost[better], side
+        return best, best_side
 
-    def _next_link(self, quad: Quad, side: int, centres: np.ndarray, axes: np.ndarray, lengths: np.ndarray,
-                   widths: np.ndarray, taken: np.ndarray) -> tuple[float, int] | None:
-        """The free tile that continues a train leaving ``quad`` by ``side``: one touching that side
-        (where a train turns, the next tile pivots on a corner, so it may touch only there) whose
-        nearest side starts close to the middle of it, beyond it."""
+    def _side_costs(self, quad: Quad, side: int, centres: np.ndarray, axes: np.ndarray, lengths: np.ndarray,
+                    widths: np.ndarray, taken: np.ndarray) -> np.ndarray:
+        """How badly each tile continues a train leaving ``quad`` by ``side`` (infinite: it does not). It
+        must touch that side (where a train turns, the next tile pivots on a corner, so it may touch only
+        there) and one of its sides must start close to the middle of it; the closer, the better."""
         s = self.settings
         p, q = quad.edge(side)
         mid = (p + q) / 2
@@ -405,7 +448,4 @@ class Tracker:
         start = np.linalg.norm(sides - mid, axis=2).min(axis=1)
         beyond = (centres - mid) @ outward > -widths  # a train turning back lies alongside its last tile
         ok = ~taken & touching & beyond & (start < 1.2 * widths)
-        if not ok.any():
-            return None
-        k = int(np.argmin(np.where(ok, start, np.inf)))
-        return float(start[k] / widths[k]), k
+        return np.where(ok, start / widths, np.inf)

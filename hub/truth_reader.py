@@ -43,37 +43,37 @@ class TruthReader:
 
     def __call__(self, frame: Frame) -> list[DetectedTile]:
         h, w = frame.image.shape[:2]
+        tiles = list(self.truth_for(frame))
+        if not tiles:
+            return []
+        c = np.stack([np.asarray(t.corners, np.float64).reshape(4, 2) for t in tiles])  # (N, 4, 2)
+        end0, end1 = (c[:, 0] + c[:, 1]) / 2, (c[:, 2] + c[:, 3]) / 2
+        mid0, mid1 = (c[:, 0] + c[:, 3]) / 2, (c[:, 1] + c[:, 2]) / 2  # the divider's ends
+        inside = np.stack([_share_inside(np.stack([c[:, 0], c[:, 1], mid1, mid0], 1), w, h),
+                           _share_inside(np.stack([mid0, mid1, c[:, 2], c[:, 3]], 1), w, h)], 1)  # (N, 2)
         out = []
-        for t in self.truth_for(frame):
-            c = np.asarray(t.corners, np.float64).reshape(4, 2)
-            end0, end1 = (c[0] + c[1]) / 2, (c[2] + c[3]) / 2
-            mid0, mid1 = (c[0] + c[3]) / 2, (c[1] + c[2]) / 2  # the divider's ends
-            halves_quads = (np.stack([c[0], c[1], mid1, mid0]), np.stack([mid0, mid1, c[2], c[3]]))
-            inside = [_share_inside(q, w, h) for q in halves_quads]
-            hidden_by_things = t.visible / max(1e-6, float(np.mean(inside)))  # how much of what is in frame shows
-            if hidden_by_things < self.min_visible or max(inside) < self.min_in_frame:
+        for k, t in enumerate(tiles):
+            # how much of what lies in the frame shows (the rest is under a hand, a cup, a tile)
+            shows = t.visible / max(1e-6, float(inside[k].mean()))
+            if shows < self.min_visible or inside[k].max() < self.min_in_frame:
                 continue
-            centres = ((3 * end0 + end1) / 4, (3 * end1 + end0) / 4)
+            centres = ((3 * end0[k] + end1[k]) / 4, (3 * end1[k] + end0[k]) / 4)
             halves = tuple(
                 HalfReading(
                     (float(centre[0]), float(centre[1])),
                     () if t.face != "up" else self._probs(value if share >= self.min_in_frame else None),
                 )
-                for centre, value, share in zip(centres, t.values, inside, strict=True)
+                for centre, value, share in zip(centres, t.values, inside[k], strict=True)
             )
-            out.append(DetectedTile(
-                tuple((float(x), float(y)) for x, y in c),  # type: ignore[arg-type]
-                halves,  # type: ignore[arg-type]
-                0.95,
-                t.face,
-            ))
+            corners = tuple((float(x), float(y)) for x, y in c[k])
+            out.append(DetectedTile(corners, halves, 0.95, t.face))  # type: ignore[arg-type]
         return out
 
 
-def _share_inside(quad: np.ndarray, w: int, h: int) -> float:
-    """The share of a (convex) quad that lies inside a w x h frame, by sampling it."""
-    a, b, c, d = quad
-    u, v = _GRID[:, :1], _GRID[:, 1:]
-    points = (1 - u) * (1 - v) * a + u * (1 - v) * b + u * v * c + (1 - u) * v * d
-    ok = (points[:, 0] >= -0.5) & (points[:, 0] <= w - 0.5) & (points[:, 1] >= -0.5) & (points[:, 1] <= h - 0.5)
-    return float(ok.mean())
+def _share_inside(quads: np.ndarray, w: int, h: int) -> np.ndarray:
+    """For each (convex) quad (N, 4, 2): the share of it inside a w x h frame, by sampling it."""
+    a, b, c, d = (quads[:, None, k] for k in range(4))
+    u, v = _GRID[None, :, :1], _GRID[None, :, 1:]
+    p = (1 - u) * (1 - v) * a + u * (1 - v) * b + u * v * c + (1 - u) * v * d  # (N, samples, 2)
+    ok = (p[..., 0] >= -0.5) & (p[..., 0] <= w - 0.5) & (p[..., 1] >= -0.5) & (p[..., 1] <= h - 0.5)
+    return ok.mean(axis=1)

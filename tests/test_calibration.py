@@ -120,3 +120,34 @@ def test_a_knocked_hub_is_noticed_after_two_looks_and_trains_keep_their_slots() 
     assert abs(moved.slot_angles[moved.slot_of("Ana") - 1] - (-80)) < 2.5
     assert abs(moved.slot_angles[moved.slot_of("Ben") - 1] - 10) < 2.5
     assert watch.check(Frame(knocked, 2.2, "t", 4)) is None  # settled again where it now is
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_hub_is_found_in_a_rendered_table(seed: int) -> None:
+    from vision.synth.game import SyntheticGame
+
+    image, truth = SyntheticGame(seed).render(0)
+    assert truth.hub is not None
+    cal = find_hub(image)
+    assert math.dist(cal.centre, truth.hub.center) < 0.06 * truth.hub.radius
+    assert cal.radius == pytest.approx(truth.hub.radius, rel=0.1)
+    for slot in truth.hub.slots:  # every printed slot is one of the found ones
+        angle = math.degrees(math.atan2(slot.outward[1] - slot.point[1], slot.outward[0] - slot.point[0]))
+        assert min(abs((angle - a + 180) % 360 - 180) for a in cal.slot_angles) < 3.0
+
+
+def test_a_knocked_camera_is_noticed_in_a_rendered_game() -> None:
+    from vision.synth.game import SyntheticGame
+
+    game = SyntheticGame(1)
+    image, truth = game.render(game.frame_count // 2)
+    start = find_hub(game.render(0)[0]).with_trains({1: "Ana", 5: "Ben"})
+    watch = HubWatch(start, every_s=1.0)
+    assert watch.check(Frame(image, 0.0, "t", 0)) is None  # mid-game, trains everywhere: still where it was
+    shift = np.float32([[1, 0, 40], [0, 1, -25]])
+    knocked = cv2.warpAffine(image, shift, (image.shape[1], image.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+    assert watch.check(Frame(knocked, 1.0, "t", 1)) is None
+    moved = watch.check(Frame(knocked, 1.25, "t", 2))
+    assert moved is not None
+    assert math.dist(moved.centre, (start.centre[0] + 40, start.centre[1] - 25)) < 0.06 * start.radius
+    assert moved.slot_angles[moved.slot_of("Ana") - 1] == pytest.approx(start.slot_angles[0], abs=3.0)

@@ -178,3 +178,67 @@ def test_the_detectors_half_order_does_not_change_the_reading(flip_every_frame: 
     frames = [[tile(c, 90, (12, 7), flip=flip_every_frame and i % 2 == 1)] for i in range(8)]
     run(tracker, frames)
     assert readings(tracker.board, "Ana") == [(12, 7)]
+
+
+def lay_turning(slot: int, values: Sequence[tuple[int, int]], turns_deg: Sequence[float]) -> list[DetectedTile]:
+    """A train that turns by ``turns_deg[k]`` before tile k, each tile pivoting on the inside corner of the
+    last one's end (as trains turn round obstacles on a table)."""
+    heading = math.atan2(*CAL.direction(slot)[::-1])
+    end = np.asarray(CAL.centre) + CAL.direction(slot) * CAL.radius * 0.6
+    out = []
+    for (inner, outer), turn in zip(values, turns_deg, strict=True):
+        new = heading + math.radians(turn)
+        if turn:
+            side = 1.0 if turn > 0 else -1.0
+            n_old = np.array([-math.sin(heading), math.cos(heading)])
+            n_new = np.array([-math.sin(new), math.cos(new)])
+            end = end + side * n_old * W / 2 - side * n_new * W / 2
+        u = np.array([math.cos(new), math.sin(new)])
+        centre = end + u * (L / 2 + 1)
+        out.append(tile(centre, math.degrees(new) + 180, (inner, outer)))
+        end, heading = centre + u * (L / 2), new
+    return out
+
+
+def test_a_train_turning_sharply_round_an_obstacle_is_still_followed() -> None:
+    tracker = Tracker(CAL)
+    train = lay_turning(1, [(12, 4), (4, 9), (9, 2), (2, 6), (6, 1)], [0, 0, 95, 60, -130])
+    run(tracker, [[engine(), *train]] * 8)
+    assert readings(tracker.board, "Ana") == [(12, 4), (4, 9), (9, 2), (2, 6), (6, 1)]
+
+
+def test_a_tile_recorded_in_one_train_is_never_taken_into_another() -> None:
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 4), (4, 9), (9, 7)])
+    run(tracker, [ana] * 8)
+    tiles = tracker.board.trains["Ana"]
+    tracker.claim(tiles[1].id, "Ben")  # the game holds the middle tile in Ben's train
+    run(tracker, [ana], t0=1.0)
+    assert readings(tracker.board, "Ana") == [(12, 4)]  # Ana's train stops short of it
+    assert sorted(tuple(sorted(t.reading)) for t in tracker.board.loose) == [(4, 9), (7, 9)]
+    tracker.claim(tiles[1].id, "Ana")
+    run(tracker, [ana], t0=1.1)
+    assert readings(tracker.board, "Ana") == [(12, 4), (4, 9), (9, 7)]
+
+
+def test_a_recorded_tile_hidden_for_long_stays_in_its_train() -> None:
+    tracker = Tracker(CAL, TrackerSettings(gone_s=0.6))
+    ana = lay_train(1, [(12, 4), (4, 9), (9, 2)])
+    run(tracker, [ana] * 8)
+    for t in tracker.board.trains["Ana"]:
+        tracker.claim(t.id, "Ana")
+    changes = run(tracker, [[ana[0], ana[2]]] * 40, t0=1.0)  # a cup stands on the middle tile for 4 s
+    assert changes == []
+    assert readings(tracker.board, "Ana") == [(12, 4), (4, 9), (9, 2)]
+
+
+def test_a_different_tile_laid_over_a_settled_one_is_a_tile_of_its_own() -> None:
+    tracker = Tracker(CAL)
+    laid = lay_train(1, [(12, 4)])[0]
+    run(tracker, [[laid]] * 8)
+    first = tracker.board.trains["Ana"][0].id
+    c = np.mean(laid.corners, axis=0) + np.array([6.0, 0.0])
+    over = tile(c, 90, (7, 7))  # a tile dropped onto it (and it no longer shows)
+    changes = run(tracker, [[over]] * 10, t0=1.0)
+    settled = [ch.tile for ch in changes if ch.kind == "settled"]
+    assert [t.reading for t in settled] == [(7, 7)] and settled[0].id != first

@@ -21,4 +21,7 @@ def open_session(path: Path, threads: int) -> ort.InferenceSession:
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Idle threads sleep rather than spin: the two stages run back to back on the same cores, and a
+    # Pi also runs the camera and the web page; spinning threads of one session starve the other.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

@@ -18,6 +18,7 @@ def _vision_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _vision(args: argparse.Namespace) -> int:
+    """Tile recall, precision and pip accuracy: held-out synthetic scenes and the real photos."""
     import platform
     from datetime import date
 

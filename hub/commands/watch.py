@@ -94,6 +94,10 @@ class LiveRecording(Recording):
     def first_frame(self) -> tuple[Any, FrameTruth]:
         return self.source.game.render(0)
 
+    def game_inputs(self) -> Sequence[PlayerInput]:
+        """Every recorded press of the game, in order."""
+        return self.source.game.inputs
+
 
 class FolderRecording(Recording):
     """A folder written by ``domino-hub synth game`` (frames/, truth.jsonl, inputs.json, table-log.json, game.json)."""
@@ -170,17 +174,17 @@ def out_of_view(game: Any) -> str | None:
     """Why the filmed table cannot be fully seen, or None.
 
     The renderer's camera is meant to see the whole table, but a long train can run past
-    the frame's edge, and a tile drawn into a player's row can end up under a train, where
-    it cannot be counted at the end. No camera can judge a tile it cannot see, so such a
-    game measures the renderer, not the hub. Judged from the game's truth alone, never
-    from what the hub saw.
+    the frame's edge, and a train can be laid over a player's row of tiles (which no real
+    table allows: tiles do not lie on one another), hiding tiles that must be counted at
+    the end. No camera can judge a tile it cannot see, so such a game measures the
+    renderer, not the hub. Judged from the game's truth alone, never from what the hub saw.
     """
     steps = game.table_log()["steps"]
     plays = sum(1 for s in steps if s["act"] == "play" and "expect" not in s)
+    h, w = int(game.camera.height), int(game.camera.width)
     last = max(0, min(i.frame for i in game.inputs if i.act in ("out", "blocked")) - 1)
     _, truth = game.render(last)
     laid = [t for t in truth.tiles if t.train not in (None, "engine") and t.face == "up"]
-    h, w = truth_frame_size(game)
     for t in laid:
         if _in_frame(t.corners, w, h) < 0.45:
             return f"{t.train}'s tile {t.position} lies outside the frame"
@@ -189,14 +193,28 @@ def out_of_view(game: Any) -> str | None:
     counted = [i.frame for i in game.inputs if i.act == "score"]
     if counted:
         _, truth = game.render(max(0, counted[0] - 1))
-        for t in truth.tiles:
-            if t.owner is not None and t.face == "up" and t.visible < 0.5:
-                return f"{t.owner}'s tile {t.values[0]}|{t.values[1]} is hidden (under another tile) at the count"
+        tiles = [t for t in truth.tiles if not t.held]
+        for t in tiles:
+            if t.owner is not None and t.face == "up" and t.visible < 0.8 and _covered(t, tiles) > 0.1:
+                return f"{t.owner}'s tile {t.values[0]}|{t.values[1]} lies partly under another tile at the count"
     return None
 
 
-def truth_frame_size(game: Any) -> tuple[int, int]:
-    return int(game.camera.height), int(game.camera.width)
+def _covered(tile: Any, tiles: Sequence[Any]) -> float:
+    """The share of ``tile`` that other tiles lie on (they overlap, which real tiles cannot)."""
+    import cv2
+    import numpy as np
+
+    mine = np.asarray(tile.corners, np.float32).reshape(4, 1, 2)
+    area = float(cv2.contourArea(mine))
+    shared = 0.0
+    for other in tiles:
+        if other is tile:
+            continue
+        theirs = np.asarray(other.corners, np.float32).reshape(4, 1, 2)
+        overlap, _ = cv2.intersectConvexConvex(mine, theirs)
+        shared += float(overlap)
+    return shared / max(area, 1e-6)
 
 
 def _in_frame(corners: Any, w: int, h: int) -> float:
@@ -243,13 +261,16 @@ class WatchReport:
     engine_from_phone: int = 0  # rounds started with an engine the camera had not read
     scores_equal: bool = False
     partial: bool = False  # only the first frames were watched
+    alerts_left: int = 0  # illegal-play alerts still showing at the end (their tiles were all taken back)
+    knocks: int = 0  # times the hub was found moved (the filmed camera never moves)
     input_errors: list[str] = field(default_factory=list)  # presses the hub's game could not take
     error: str | None = None
 
     @property
     def ok(self) -> bool:
         return (self.error is None and not self.input_errors and self.equal and self.false_alerts == 0
-                and (self.scores_equal or self.partial)
+                and (self.scores_equal or self.partial) and (self.alerts_left == 0 or self.partial)
+                and self.knocks == 0
                 and self.illegal_flagged == self.illegal_true and all(d <= 1.0 for d in self.flag_delays))
 
     def to_json(self) -> dict[str, Any]:
@@ -398,7 +419,7 @@ def watch(
         resume_from, skip_inputs, illegal_steps = _resume_point(journal, table)
     else:
         table.new_game(recording.rules_spec, list(recording.players))
-    pipeline = Pipeline(source or recording.frames(), read, table, calibration, tracker, reconciler)
+    pipeline = Pipeline(source or recording.frames(), read, table, calibration, tracker, reconciler, watch_hub=True)
     pipeline.source.open()
     if resume_from:
         _skip_to(pipeline.source, resume_from)
@@ -463,6 +484,8 @@ def watch(
             journal.close()
     report.seconds = time.perf_counter() - started
     report.game_seconds = max(0, last) / recording.fps
+    report.alerts_left = len(table.alerts)
+    report.knocks = pipeline.knocks
     observed = _observed_log(table, illegal_steps)
     store.close()
     true_log = recording.table_log()
@@ -577,7 +600,8 @@ def print_report(report: WatchReport, out: Any = sys.stdout) -> None:
     print(f"  illegal plays: {r.illegal_flagged}/{r.illegal_true} flagged{delays}; false alerts: {r.false_alerts}",
           file=out)
     print(f"  round scores from the camera: {'equal to the truth' if r.scores_equal else 'DIFFERENT'}; "
-          f"questions asked: {r.questions}; engines given by phone: {r.engine_from_phone}", file=out)
+          f"questions asked: {r.questions}; engines given by phone: {r.engine_from_phone}; "
+          f"alerts left showing: {r.alerts_left}; false knocks: {r.knocks}", file=out)
 
 
 def run(args: argparse.Namespace) -> int:

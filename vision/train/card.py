@@ -64,8 +64,8 @@ only on scenes from the renderer (`vision/synth`); the real photos are never see
   by seed. A tile at least {VISIBLE_REQUIRED:.0%} visible and not held in a hand must be found and read.
   {scenes} scenes, {tiles} tiles, {patches} readable tile patches.
 - Detector: frames cached at longest side 768 (JPEG 93); random 256x256 crops at zoom {ZOOM[0]}-{ZOOM[1]}x
-  relative to the run-time scale, any rotation, mirror; targets ignore tiles that are occluded, cut by
-  the frame or the crop.
+  relative to the run-time scale, any rotation, mirror; the loss ignores tiles held in a hand or under
+  60% visible, and tiles the crop cuts to under 70%.
 - Reader: per fully visible face-up tile, a context patch with a margin; at each step its corners are
   jittered (shift, turn, scale, each corner on its own: an imperfect detector and an oblique camera),
   mirrored, turned end for end.
@@ -77,7 +77,8 @@ only on scenes from the renderer (`vision/synth`); the real photos are never see
 ## Training time
 
 Wall time on this run, a shared 2-core machine (other engineers' jobs were running too):
-render {minutes['render']:.1f} min, detector {minutes['detector']:.1f} min, reader {minutes['reader']:.1f} min,
+render or load the cached scenes {minutes['render']:.1f} min, detector {minutes['detector']:.1f} min,
+reader {minutes['reader']:.1f} min,
 **total {minutes['total']:.1f} min**. Re-running reuses the render cache in `var/train-cache/`.
 
 Retrain with exactly: `.venv/bin/pip install -e '.[train]' && .venv/bin/{command}`
