@@ -133,7 +133,7 @@ class HubSettings:
     work_px: int = 640  # the frame is searched at this size (longest side)
     min_radius: float = 0.04  # of the frame's shorter side
     max_radius: float = 0.35
-    candidates: int = 6  # round outlines looked at closely
+    candidates: int = 10  # round outlines looked at closely
     min_rim: float = 0.45  # share of the rim that must show an edge (tiles in the slots hide some of it)
     min_slot_fit: float = 0.8  # how clearly the band inside the rim must show the slots
 
@@ -235,12 +235,12 @@ class _Edges:
         jxx, jyy, jxy = (gx * gx).sum(2), (gy * gy).sum(2), (gx * gy).sum(2)
         magnitude = np.sqrt(0.5 * (jxx + jyy + np.sqrt((jxx - jyy) ** 2 + 4 * jxy ** 2)))
         self.normal = 0.5 * np.arctan2(2 * jxy, jxx - jyy)  # the direction of strongest change (mod pi)
-        self.strong = magnitude > max(40.0, float(np.percentile(magnitude, 80)))
+        self.strong = magnitude > max(20.0, float(np.percentile(magnitude, 75)))
 
-    def round_share(self, centres: np.ndarray, r_min: float, r_max: float,
-                    rays: int = 40) -> tuple[np.ndarray, np.ndarray]:
-        """For each centre: the radius at which the most rays cross an edge running round that centre,
-        and the share of rays that do.
+    def round_share(self, centres: np.ndarray, r_min: float, r_max: float, rays: int = 40,
+                    outermost: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """For each centre: the radius at which the most rays cross an edge running round that centre
+        (with ``outermost``: the largest radius where nearly as many do), and the share of rays that do.
 
         Counting rays, not edge pixels, makes long straight edges (trains, the table's edge)
         weigh little: only a closed round outline, like the hub's rim, is crossed by nearly
@@ -261,6 +261,9 @@ class _Edges:
             near[:, :, :-k] |= hit[:, :, k:]
         share = near.mean(axis=1)  # (centres, radii)
         best = np.argmax(share, axis=1)
+        if outermost:  # the rim encloses the engine's well and the slot ends, which may look rounder
+            top = share.max(axis=1, keepdims=True)
+            best = len(radii) - 1 - np.argmax(((share >= 0.7 * top) & (top > 0))[:, ::-1], axis=1)
         return radii[best], share[np.arange(len(centres)), best]
 
 
@@ -279,7 +282,12 @@ def _candidates(edges: _Edges, r_min: float, r_max: float, keep: int) -> list[tu
             break
         if all(math.dist(c, centres[i]) > max(r, radii[i]) * 0.5 for c, r in out):
             out.append((centres[i], float(radii[i])))
-    return out
+    rims = []  # the same centres, taking the outermost round edge: a hub's rim rather than its well
+    for c, r in out:
+        (outer,), _ = edges.round_share(c[None], r_min, r_max, rays=32, outermost=True)
+        if outer > 1.25 * r:
+            rims.append((c, float(outer)))
+    return out + rims
 
 
 def _refine(edges: _Edges, lab: np.ndarray, centre: np.ndarray, radius: float,
@@ -333,20 +341,22 @@ def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int 
     rough += [(c, 1.35 * float(np.hypot(*np.subtract(t.corners[0], t.corners[3]))) * scale)
               for c, t in zip(engines, (t for t in tiles if t.values is not None and t.values[0] == t.values[1]),
                               strict=True)]
-    best: tuple[float, np.ndarray, float, float] | None = None
+    found: list[tuple[float, np.ndarray, float, float]] = []
     for centre, r in rough:
         centre, radius, share = _refine(edges, lab, centre, r, 0.8 if near is not None else 0.3)
         if not r_min <= radius <= r_max or share < s.min_rim:
             continue
         fit, phase = _full_resolution_fit(image, centre / scale, radius / scale, slots)
-        score = min(fit, 4.0) * share ** 2  # a complete rim counts most; any busy patch can look slotted
+        score = min(fit, 3.0) * share ** 4  # a complete rim counts most; any busy patch can look slotted
         if any(math.dist(e, centre) < 0.25 * radius for e in engines):
             score *= 2.0  # a double lies in its centre: the engine
-        if fit >= s.min_slot_fit and (best is None or score > best[0]):
-            best = (score, centre / scale, radius / scale, phase)
-    if best is None:
+        if fit >= s.min_slot_fit:
+            found.append((score, centre / scale, radius / scale, phase))
+    if not found:
         raise CalibrationError(f"no hub with {slots} slots in view: is it covered, or out of the picture?")
-    _, centre, radius, phase = best
+    best = max(found, key=lambda f: f[0])
+    around = [f for f in found if math.dist(f[1], best[1]) < 0.15 * best[2] and f[2] > 1.25 * best[2]]
+    _, centre, radius, phase = max(around, key=lambda f: f[2]) if around else best  # the rim round a well
     degrees = sorted(math.degrees(phase + 2 * math.pi * k / slots) % 360 for k in range(slots))
     first = min(range(slots), key=lambda k: abs((degrees[k] + 90 + 180) % 360 - 180))
     ordered = tuple(_signed(degrees[(first + k) % slots]) for k in range(slots))
@@ -397,7 +407,7 @@ class HubWatch:
     """
 
     def __init__(self, calibration: Calibration, every_s: float = 2.0, tolerance: float = 0.15,
-                 turn_deg: float = 6.0, lost_after: int = 3, settings: HubSettings | None = None) -> None:
+                 turn_deg: float = 6.0, lost_after: int = 10, settings: HubSettings | None = None) -> None:
         self.calibration = calibration
         self.every_s = every_s
         self.tolerance = tolerance
@@ -421,10 +431,16 @@ class HubWatch:
         # turned in place: a small turn is a knock; half a slot's turn is a misfit, not a move
         return self.turn_deg < self._turn(seen) < 360 / len(seen.slot_angles) / 3
 
-    def check(self, frame: Frame, tiles: Sequence[DetectedTile] = ()) -> Calibration | None:
-        """The new calibration when the hub has moved; None while it has not (or this frame is not checked)."""
+    def check(self, frame: Frame, tiles: Sequence[DetectedTile] = (), in_place: bool = False) -> Calibration | None:
+        """The new calibration when the hub has moved; None while it has not (or this frame is not checked).
+
+        ``in_place``: the tiles on the table are still seen where they lay, so the camera has not
+        moved, whatever a look at the hub (half hidden by a hand, say) suggests.
+        """
         if frame.timestamp < self._next:
             return None
+        if in_place:
+            self._suspect = None
         self._next = frame.timestamp + self.every_s
         slots = len(self.calibration.slot_angles)
         try:
@@ -436,7 +452,7 @@ class HubWatch:
             self._misses += 1
             return None
         self._misses = 0
-        if not self._moved(seen):
+        if in_place or not self._moved(seen):
             self._suspect = None
             return None
         if self._suspect is None or math.dist(self._suspect.centre, seen.centre) > self.tolerance * seen.radius:

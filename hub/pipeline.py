@@ -114,6 +114,7 @@ class PipelineStats:
     frames: int = 0
     read_s: float = 0.0  # time spent in the reader (the models)
     total_s: float = 0.0  # time spent per frame, source to verdicts
+    slowest_s: float = 0.0  # the slowest frame: an upper bound on any verdict's delay after its frame arrived
     settle_to_verdict_s: list[float] = field(default_factory=list)  # from the settling frame's arrival
 
 
@@ -224,7 +225,7 @@ class Pipeline:
             self.table.bus.publish(CameraStatus("ok", "hub found"))
         assert self.tracker is not None and self.reconciler is not None
         if self.hub_watch is not None:
-            moved = self.hub_watch.check(frame, detections)
+            moved = self.hub_watch.check(frame, detections, in_place=self.tracker.in_place())
             if moved is not None:
                 self._recalibrated(moved)
         changes = self.tracker.update(detections, frame.timestamp)
@@ -233,6 +234,7 @@ class Pipeline:
         if self.last_verdicts:
             self.stats.settle_to_verdict_s.append(done - arrived)
         self.stats.total_s += done - arrived
+        self.stats.slowest_s = max(self.stats.slowest_s, done - arrived)
         return frame
 
     def _recalibrated(self, calibration: Calibration) -> None:

@@ -249,6 +249,8 @@ class Reconciler:
             tile = chain[n]
             if tile.id in self.round.illegal or tile.id in self.round.ignored:
                 continue
+            if self.tracker is not None and tile.id in self.tracker.claims:
+                continue  # recorded a moment ago on another train it touches; the trains are redrawn next frame
             found.append((tile.settled_at, train, tile))
         if not found:
             return None

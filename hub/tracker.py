@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
@@ -30,7 +30,7 @@ class TrackerSettings:
     gone_s: float = 0.6  # unseen this long and a settled tile has been taken away
     gone_claimed_s: float = 300.0  # the same for a tile the game holds: trains stay put all round, under
     # hands, markers and cups, so a recorded tile is only forgotten when the next round starts
-    min_confidence: float = 0.5  # weaker detections are ignored
+    min_confidence: float = 0.3  # weaker detections are ignored (the reader keeps its own threshold too)
     seen_share: float = 0.6  # of the frames while settling, at least this share must show the tile
     still_px: float = 0.2  # in tile widths: moving more restarts the settling clock
     still_deg: float = 10.0
@@ -91,6 +91,16 @@ class BoardChange:
     kind: str  # "settled" | "gone"
     tile: SeenTile
     time: float
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the settled tiles lie, by track id: kept from frame to frame until a tile comes, goes or moves."""
+
+    engine: int | None
+    trains: Mapping[str, tuple[tuple[int, bool], ...]]  # train -> (track id, inner half first) from the hub out
+    loose: tuple[int, ...]
+    alternatives: Mapping[int, tuple[str, ...]]
 
 
 class _Track:
@@ -160,12 +170,19 @@ class Tracker:
         self.board = Board(0.0, None, MappingProxyType({}), (), 0)
         self.claims: dict[int, str] = {}  # tile id -> the train the game has it in (set by the reconciler)
         self._dirty = True  # the board must be built again (a claim or the calibration changed)
+        self.alternatives: dict[int, tuple[str, ...]] = {}
+        self._layout = _Layout(None, MappingProxyType({}), (), MappingProxyType({}))
 
     def reset(self) -> None:
         """Forget every tile (after the camera or the hub moved, the old positions mean nothing)."""
         self._tracks.clear()
         self.claims.clear()
         self._dirty = True
+
+    def in_place(self, least: int = 4) -> bool:
+        """Whether most settled tiles were seen where they lie on the last frame (so the camera has not moved)."""
+        settled = [tr for tr in self._tracks.values() if tr.settled_at is not None]
+        return len(settled) >= least and sum(not tr.missing for tr in settled) >= 0.5 * len(settled)
 
     def claim(self, tile_id: int, train: str) -> None:
         """The game holds this tile in ``train``: no other train's chain may run through it."""
@@ -209,14 +226,16 @@ class Tracker:
                         changes.append(BoardChange("gone", self._seen(track, None), t))
                 continue
             if track.settled_at is None and self._is_settled(track, t, frame):
+                if self._duplicate(track):
+                    del self._tracks[track.id]
+                    continue
                 track.settled_at = t
                 changes.append(BoardChange("settled", self._seen(track, None), t))
         unsettled = sum(1 for tr in self._tracks.values() if tr.settled_at is None and not tr.missing)
         if changes or self._dirty:  # trains are followed again only when a settled tile came, went or moved
-            self.board = self._build_board(t, unsettled)
+            self._layout = self._lay_out()
             self._dirty = False
-        else:
-            self.board = replace(self.board, time=t, unsettled=unsettled)
+        self.board = self._build_board(t, unsettled)
         return changes
 
     # ------------------------------------------------------------ association
@@ -265,6 +284,17 @@ class Tracker:
         best = float(p0.max() * p1.max())
         return theirs < 0.01 * best
 
+    def _duplicate(self, track: _Track) -> bool:
+        """A second detection of a tile already settled (a detector may find one tile twice, offset)."""
+        reading = track.reading()
+        for other in self._tracks.values():
+            if other is track or other.settled_at is None:
+                continue
+            near = np.linalg.norm(other.quad.centre - track.quad.centre) < 0.5 * other.quad.length
+            if near and other.reading() == reading:
+                return True
+        return False
+
     def _is_settled(self, track: _Track, t: float, frame: int) -> bool:
         _, _, since, since_frame = track.anchor
         if t - since < self.settings.stable_s or track.missing:
@@ -281,7 +311,8 @@ class Tracker:
         corners = tuple((float(x), float(y)) for x, y in track.quad.corners)
         return SeenTile(track.id, corners, a, b, track.settled_at if track.settled_at is not None else 0.0)
 
-    def _build_board(self, t: float, unsettled: int) -> Board:
+    def _lay_out(self) -> _Layout:
+        """Where every settled tile lies: the engine, each train's chain, the loose ones (by track id)."""
         settled = [tr for tr in self._tracks.values() if tr.settled_at is not None]
         cal = self.calibration
         centre = np.asarray(cal.centre, np.float64)
@@ -294,13 +325,20 @@ class Tracker:
         free = [tr for tr in settled if tr is not engine]
         chains = self._chains(free)
         in_chain = {k for chain in chains.values() for k, _ in chain}
-        trains = {
-            train: tuple(self._seen(free[k], inner_first) for k, inner_first in chains.get(train, ()))
-            for _, train in sorted(cal.trains.items())
-        }
-        loose = tuple(self._seen(tr, None) for k, tr in enumerate(free) if k not in in_chain)
-        seen_engine = None if engine is None else self._seen(engine, None)
-        return Board(t, seen_engine, MappingProxyType(trains), loose, unsettled, MappingProxyType(self.alternatives))
+        trains = {train: tuple((free[k].id, inner_first) for k, inner_first in chains.get(train, ()))
+                  for _, train in sorted(cal.trains.items())}
+        loose = tuple(tr.id for k, tr in enumerate(free) if k not in in_chain)
+        return _Layout(None if engine is None else engine.id, trains, loose, MappingProxyType(self.alternatives))
+
+    def _build_board(self, t: float, unsettled: int) -> Board:
+        """The board with each tile's reading as it stands now (readings firm up while a tile lies still)."""
+        layout, tracks = self._layout, self._tracks
+        trains = {train: tuple(self._seen(tracks[tid], first) for tid, first in chain if tid in tracks)
+                  for train, chain in layout.trains.items()}
+        loose = tuple(self._seen(tracks[tid], None) for tid in layout.loose if tid in tracks)
+        held = tracks.get(layout.engine) if layout.engine is not None else None
+        engine = None if held is None else self._seen(held, None)
+        return Board(t, engine, MappingProxyType(trains), loose, unsettled, layout.alternatives)
 
     def _chains(self, free: list[_Track]) -> dict[str, list[tuple[int, bool]]]:
         """Every train's chain out of its slot, as (index into ``free``, inner half first).
@@ -311,7 +349,7 @@ class Tracker:
         through a tile the game already holds in another train.
         """
         cal = self.calibration
-        self.alternatives: dict[int, tuple[str, ...]] = {}
+        self.alternatives = {}
         if not free:
             return {}
         centres = np.array([tr.quad.centre for tr in free])

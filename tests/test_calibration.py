@@ -25,14 +25,17 @@ from vision.frames import Frame
 
 def drawn_hub(centre: tuple[float, float], radius: float, first_deg: float, size: tuple[int, int] = (960, 1280),
               cup: bool = True, body: tuple[int, int, int] = (40, 40, 150)) -> np.ndarray:
-    """A hub as the renderer draws one: a disc, a darker well round the engine, 8 darker channels
-    from the well to the rim (wider than half the gap between them near the well), tiles in some."""
+    """A hub as the renderer draws one: a disc with a wall and a shadow, a darker well round the engine,
+    8 darker channels from the well to the rim (wider than half the gap between them near the well),
+    tiles in some."""
     h, w = size
     img = np.full((h, w, 3), (60, 100, 140), np.uint8)  # wood-ish table
     rng = np.random.default_rng(1)
     img = np.clip(img + rng.normal(0, 6, img.shape), 0, 255).astype(np.uint8)
     c = np.array(centre)
     dark = tuple(int(v * 0.72) for v in body)
+    cv2.circle(img, (int(c[0] + 3), int(c[1] + 4)), int(radius) + 2, (30, 50, 70), -1, cv2.LINE_AA)  # its shadow
+    cv2.circle(img, (int(c[0]), int(c[1])), int(radius) + 2, tuple(int(v * 0.62) for v in body), -1, cv2.LINE_AA)
     cv2.circle(img, (int(c[0]), int(c[1])), int(radius), body, -1, cv2.LINE_AA)
     inner = 0.58 * radius
     cv2.circle(img, (int(c[0]), int(c[1])), int(inner), tuple(int(v * 0.78) for v in body), -1, cv2.LINE_AA)

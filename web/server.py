@@ -59,7 +59,10 @@ class ServerHandle:
             for dispatcher in list(server._map.values()):  # type: ignore[attr-defined]
                 dispatcher.close()
 
-        server.trigger.pull_trigger(close_all)  # type: ignore[attr-defined]
+        try:
+            server.trigger.pull_trigger(close_all)  # type: ignore[attr-defined]
+        except OSError:  # the loop already closed its trigger: nothing runs there any more
+            close_all()
         self._thread.join(timeout)
 
 

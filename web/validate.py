@@ -50,7 +50,7 @@ def _obj(value: Any, field: str) -> Mapping[str, Any]:
 def _only(body: Mapping[str, Any], allowed: Sequence[str], prefix: str = "") -> None:
     for key in body:
         if key not in allowed:
-            raise BadInput(f"{prefix}{key}", "is not a known field")
+            raise BadInput(f"{prefix}{key or '(empty name)'}", "is not a known field")
 
 
 def _int(value: Any, field: str, low: int, high: int) -> int:

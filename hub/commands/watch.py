@@ -428,6 +428,7 @@ def watch(
     started = time.perf_counter()
     fed = resume_from - 1  # inputs are fed up to this frame
     last = fed
+    waiting: list[tuple[int, int, PlayerInput]] = []  # presses held back until the page asks for them
 
     def stored() -> int:
         assert table.game_id is not None
@@ -463,20 +464,26 @@ def watch(
                 pending = pipeline.reconciler.pending
                 assert pending is not None
                 note(pipeline.apply(Answer(pending.question.id, answer), "phone"), frame.timestamp, frame.index)
-            for at in range(fed + 1, frame.index + 1):  # a camera that lost frames loses no presses
-                for k, inp in enumerate(recording.inputs_at(at)):
-                    if at == resume_from and k < skip_inputs:
-                        continue
-                    if journal is not None:
-                        journal.write(kind="input", frame=at, input=k, stored=stored())
-                    try:
-                        verdict = _apply_input(pipeline, inp, report)
-                    except (RuntimeError, ValueError) as e:  # the hub's game has gone astray from the table's
-                        report.input_errors.append(f"frame {at} {inp.act}: {e}")
-                        continue
-                    note(verdict, frame.timestamp, frame.index)
+            due = [(at, k, inp) for at in range(fed + 1, frame.index + 1)  # a camera that lost frames loses no presses
+                   for k, inp in enumerate(recording.inputs_at(at)) if not (at == resume_from and k < skip_inputs)]
+            queue, waiting = [*waiting, *due], []
+            for at, k, inp in queue:
+                # the host answers the page's "who goes first?", asked once the camera has seen the engine;
+                # presses after it wait their turn
+                held = inp.act == "start" and not _asked_who_starts(pipeline)
+                if waiting or (held and frame.timestamp < at / recording.fps + 1.5):
+                    waiting.append((at, k, inp))
+                    continue
+                if journal is not None:
+                    journal.write(kind="input", frame=at, input=k, stored=stored())
+                try:
+                    verdict = _apply_input(pipeline, inp, report)
+                except (RuntimeError, ValueError) as e:  # the hub's game has gone astray from the table's
+                    report.input_errors.append(f"frame {at} {inp.act}: {e}")
+                    continue
+                note(verdict, frame.timestamp, frame.index)
             fed = frame.index
-            if journal is not None:
+            if journal is not None and not waiting:
                 journal.write(kind="frame", frame=frame.index, stored=stored())
     finally:
         pipeline.source.close()
@@ -514,6 +521,11 @@ def _skip_to(source: FrameSource, index: int) -> None:
         return
     while (frame := source.read()) is not None and frame.index < index - 1:
         pass
+
+
+def _asked_who_starts(pipeline: Pipeline) -> bool:
+    pending = None if pipeline.reconciler is None else pipeline.reconciler.pending
+    return pending is not None and pending.tile_id is None
 
 
 def _apply_input(pipeline: Pipeline, inp: PlayerInput, report: WatchReport) -> Verdict | None:
