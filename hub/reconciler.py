@@ -108,13 +108,19 @@ class Reconciler:
         self.pending: PendingQuestion | None = None
         self._question_ids = itertools.count(1)
         self.board: Board | None = None
-        self.verdicts: list[Verdict] = []  # every camera verdict, for the logs and the tests
+        self._game_id: int | None = table.game_id
 
     # ------------------------------------------------------------- the camera
     def update(self, board: Board, changes: Sequence[BoardChange]) -> list[Verdict]:
         """Act on one frame's board: clear what was taken back, then judge what settled."""
         self.board = board
         out: list[Verdict] = []
+        if self.table.game_id != self._game_id:  # a new game was set up on the page: nothing seen counts
+            self._game_id = self.table.game_id
+            self.round = RoundSighting()
+            self._close_question(None)
+            if self.tracker is not None:
+                self.tracker.release_claims()
         for change in changes:
             if change.kind == "gone":
                 self._taken_back(change.tile)
@@ -129,7 +135,6 @@ class Reconciler:
             out += self._judge_new_tiles(board)
         elif game.phase == "ended":
             self._count_hands(game, board)
-        self.verdicts += out
         return out
 
     def _taken_back(self, tile: SeenTile) -> None:
@@ -410,9 +415,7 @@ class Reconciler:
             return None
         # the tile the camera saw is the one played only if the answer is one of its readings
         seen = pending.tile_id if answer in pending.options else None
-        verdict = self._record(seen, action, source)
-        self.verdicts.append(verdict)
-        return verdict
+        return self._record(seen, action, source)
 
     def _parse_answer(self, answer: str, pending: PendingQuestion) -> Action:
         game = self.table.game
@@ -507,8 +510,3 @@ class Reconciler:
                     self.round.ignored.add(tile.id)
         if state.phase == "idle" and board.engine is not None and state.engine is None:
             self.round.engine_id = board.engine.id
-
-    def new_game(self) -> None:
-        self.round = RoundSighting()
-        self._close_question(None)
-

@@ -255,3 +255,12 @@ def test_where_two_trains_meet_the_rules_tell_which_one_a_tile_was_laid_on() -> 
     assert [v.ok for v in verdicts] == [True]
     assert h.actions[-1] == Play("Ben", (7, 12), "Ben") and tracker.claims[3] == "Ben"
     assert h.seen_events(IllegalAction) == []
+
+
+def test_a_new_game_set_up_on_the_page_starts_from_what_is_on_the_table() -> None:
+    h = started()
+    h.see(board({"Ana": [seen(2, sure(12), sure(5))]}, ENGINE))
+    h.table.new_game("dominos-cc", PLAYERS)
+    h.see(board({"Ana": [seen(2, sure(12), sure(5))]}, ENGINE))  # the engine still lies in the hub
+    assert h.seen_events(Question)[-1].text == "The engine is 12|12. Who goes first?"
+    assert h.actions == []
