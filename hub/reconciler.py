@@ -10,8 +10,9 @@ played; the engine of the next round is known. Each reading is scored as
 over every tile still off the table. The best is recorded when its share of the total is
 at least ``accept``; otherwise the phones are asked ("Was that 7|11?") and the game waits
 for the answer, because a guessed tile would mislead every later verdict. A reading that
-only an illegal tile explains is judged illegal: the table is alerted, and the alert clears
-when the tile is taken back.
+only an illegal tile explains is judged illegal (a surer reading is needed for that: a
+false alarm spoils the evening more than a question): the table is alerted, and the alert
+clears when the tile is taken back.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ NONE_OF_THESE = "none of these"
 @dataclass(frozen=True)
 class ReconcilerSettings:
     accept: float = 0.9  # a reading's share of all readings needed to record it without asking
+    alert_accept: float = 0.95  # the same for an illegal reading: a false alarm costs more than a question
     illegal_prior: float = 0.05  # an illegal play is this much less likely than a legal one, before looking
     choices: int = 3  # readings offered in a question
 
@@ -334,7 +336,8 @@ class Reconciler:
             self.round.ignored.add(tile.id)
             return None
         best = readings[0]
-        if best.probability >= self.settings.accept:
+        sure = self.settings.accept if best.legal else self.settings.alert_accept
+        if best.probability >= sure:
             if best.train != train:
                 log.info("%s continues %s's train as well as %s's: the rules say %s", best.text, best.train,
                          train, best.train)

@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from hub.commands.watch import LiveRecording, model_reader, out_of_view, truth_reader, watch
 from hub.sources.synthetic import SyntheticSource
+from hub.watching import LiveRecording, model_reader, out_of_view, truth_reader, watch
 from scorekeeper.tablelog import check, parse
 from vision.onnx_session import ModelMissingError
 

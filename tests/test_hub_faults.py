@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from hub.bus import EventBus
-from hub.commands.watch import LiveRecording, truth_reader, watch
 from hub.events import CameraStatus
 from hub.sources import CorruptFrame, SupervisedSource
 from hub.sources.synthetic import SyntheticSource
+from hub.watching import LiveRecording, truth_reader, watch
 from scorekeeper.actions import action_to_json
 from scorekeeper.store import Store
 from vision.frames import Frame, FrameSource, SourceError

@@ -7,11 +7,11 @@ import time
 import pytest
 
 from hub.bus import EventBus
-from hub.commands.watch import LiveRecording, calibrate, truth_reader
 from hub.events import Question
 from hub.pipeline import StartRound, start_pipeline
 from hub.sources.synthetic import SyntheticSource
 from hub.table import Table
+from hub.watching import LiveRecording, calibrate, truth_reader
 from scorekeeper import Start
 from scorekeeper.store import Store
 

@@ -35,8 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hub.commands.watch import LiveRecording, model_reader, out_of_view, print_report, truth_reader, watch
+    from hub.commands.watch import print_report
     from hub.sources.synthetic import SyntheticSource
+    from hub.watching import LiveRecording, model_reader, out_of_view, truth_reader, watch
     from scorekeeper import rules_from_spec
     from vision.onnx_session import ModelMissingError
 
