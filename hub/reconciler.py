@@ -43,6 +43,8 @@ NONE_OF_THESE = "none of these"
 class ReconcilerSettings:
     accept: float = 0.9  # a reading's share of all readings needed to record it without asking
     alert_accept: float = 0.95  # the same for an illegal reading: a false alarm costs more than a question
+    elsewhere_prior: float = 0.05  # a tile laid on another train whose end it also touches, against the one
+    # it fits best: as unlikely as an illegal play, so "legal there or illegal here" is asked, not guessed
     illegal_prior: float = 0.05  # an illegal play is this much less likely than a legal one, before looking
     choices: int = 3  # readings offered in a question
 
@@ -270,13 +272,14 @@ class Reconciler:
         ``also``: other trains whose end the tile touches as well (where two trains meet): each
         reading is weighed on each of them, and the rules often tell which one it was laid on.
         """
-        out = [r for t in (train, *also) for r in self._weighed(t, tile)]
+        out = [r for t in (train, *also) for r in self._weighed(t, tile, 1.0 if t == train else
+                                                                 self.settings.elsewhere_prior)]
         total = sum(r.probability for r in out) or 1.0
         out = [Reading(r.tile, r.probability / total, r.legal, r.shown, r.train) for r in out]
         out.sort(key=lambda r: (-r.probability, r.train != train))
         return out
 
-    def _weighed(self, train: str, tile: SeenTile) -> list[Reading]:
+    def _weighed(self, train: str, tile: SeenTile, prior: float = 1.0) -> list[Reading]:
         game = self.table.game
         assert game is not None
         top = game.rules.set
@@ -293,7 +296,7 @@ class Reconciler:
             if t in taken:
                 continue
             legal = any(self.table.check(Play(p, (t.low, t.high), train)) is None for p in players)
-            weight = float(like[t.low, t.high]) * (1.0 if legal else self.settings.illegal_prior)
+            weight = prior * float(like[t.low, t.high]) * (1.0 if legal else self.settings.illegal_prior)
             low_first = inner[t.low] * outer[t.high] >= inner[t.high] * outer[t.low]
             out.append(Reading(t, weight, legal, (t.low, t.high) if low_first else (t.high, t.low), train))
         return out

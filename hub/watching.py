@@ -334,18 +334,21 @@ class Journal:
 def _answer_from_truth(pipeline: Pipeline, truth: FrameTruth) -> str | None:
     """What a player at the table would answer to the open tile question (None: no tile question)."""
     from hub.reconciler import NONE_OF_THESE
+    from scorekeeper import Play
 
-    pending = pipeline.reconciler.pending
+    rec = pipeline.reconciler
+    pending = None if rec is None else rec.pending
     if pending is None or pending.tile_id is None:
         return None
-    for t in truth.tiles:
-        if t.train == pending.train and t.position == pending.index and t.face == "up":
-            a, b = t.values
-            for choice in pending.question.choices:
-                if choice in (f"{a}|{b}", f"{b}|{a}"):
-                    return choice
-            return f"{a}|{b}"
-    return NONE_OF_THESE
+    game = pipeline.table.game
+    laid = {(t.train, t.position): t.values for t in truth.tiles if t.face == "up" and t.train is not None}
+    for choice, action in pending.options.items():  # the choice naming the tile that really lies there
+        if isinstance(action, Play) and game is not None:
+            values = laid.get((action.train, len(game.trains.get(action.train, ()))))
+            if values is not None and sorted(values) == sorted(action.tile):
+                return choice
+    values = laid.get((pending.train, pending.index))
+    return NONE_OF_THESE if values is None else f"{values[0]}|{values[1]}"  # typed in on the phone
 
 
 def calibrate(image: Any, truth: FrameTruth, slots_needed: int) -> Any:

@@ -238,7 +238,7 @@ def test_an_answer_that_is_no_choice_is_refused() -> None:
         h.rec.answer(question.id + 1, "12|5")
 
 
-def test_where_two_trains_meet_the_rules_tell_which_one_a_tile_was_laid_on() -> None:
+def test_where_two_trains_meet_the_table_is_asked_which_one_a_tile_was_laid_on() -> None:
     from hub.tracker import Tracker
 
     h = started()
@@ -247,12 +247,16 @@ def test_where_two_trains_meet_the_rules_tell_which_one_a_tile_was_laid_on() -> 
     ana_first = seen(2, sure(12), sure(5))
     h.see(board({"Ana": [ana_first]}, ENGINE))
     assert h.actions[-1] == Play("Ana", (5, 12), "Ana") and tracker.claims == {2: "Ana"}
-    # Ben lays 12|7 in his own slot, but it also touches the end of Ana's train, which took it
+    # 12|7 touches the end of Ana's train (where it is illegal) and lies in Ben's slot (where it is legal)
     new = seen(3, sure(12), sure(7))
     both = Board(1.0, ENGINE, MappingProxyType({"Ana": (ana_first, new), "Ben": (), "Cy": (), "mexican": ()}), (), 0,
                  MappingProxyType({3: ("Ana", "Ben")}))
-    verdicts = h.see(both)
-    assert [v.ok for v in verdicts] == [True]
+    assert h.see(both) == []  # neither an alert nor a guess
+    question = h.seen_events(Question)[-1]
+    assert question.text == "Was that 12|7 on Ana's train?"
+    assert set(question.choices[:2]) == {"12|7 on Ana's train", "12|7 on Ben's train"}
+    verdict = h.rec.answer(question.id, "12|7 on Ben's train")
+    assert verdict is not None and verdict.ok
     assert h.actions[-1] == Play("Ben", (7, 12), "Ben") and tracker.claims[3] == "Ben"
     assert h.seen_events(IllegalAction) == []
 
