@@ -394,6 +394,6 @@ def _model_reader(top: int) -> FrameReader:
     from vision.reader import OnnxTileReader
 
     try:
-        return image_reader(OnnxTileReader(max_value=top))
+        return image_reader(OnnxTileReader(max_value=top, sticky=True))
     except ModelMissingError as e:
         raise FileNotFoundError(str(e)) from None

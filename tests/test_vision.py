@@ -46,6 +46,35 @@ def test_finds_and_reads_fresh_held_out_scenes(reader: OnnxTileReader, scenes: l
     assert m["half_accuracy_of_found"] >= 0.95, m
 
 
+def test_a_far_off_table_is_looked_at_larger_and_the_camera_keeps_that_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tiles 60-80 px long in a 2028-px frame are ~22 px at the 640-px input: too small to outline well."""
+    import vision.detector
+
+    far = [render_scene(EVAL_SEED0 + 90_100 + i, 2028, 1520, kind="table", tile_px=(60.0, 80.0)) for i in range(3)]
+    found = {}
+    for low in (0.0, vision.detector.SCALE_LOW):  # 0: never look larger
+        monkeypatch.setattr(vision.detector, "SCALE_LOW", low)
+        tally = Tally()
+        for scene in far:
+            r = OnnxTileReader(max_value=18)
+            score_synthetic(synthetic_truth(scene), r.read(scene.image), tally)
+            assert (r.detector.side > 640) == (low > 0)
+        found[low] = tally.found
+    assert found[vision.detector.SCALE_LOW] >= found[0.0] * 1.1, found
+    for sticky, looks_per_frame in ((True, [2, 1, 1]), (False, [2, 2, 2])):  # a still camera: one look a frame
+        r = OnnxTileReader(max_value=18, sticky=sticky)
+        sides: list[int] = []
+        run = r.detector._run
+        r.detector._run = lambda image, side, sides=sides, run=run: (  # type: ignore[method-assign]
+            sides.append(side), run(image, side))[1]
+        counts = []
+        for _ in range(3):
+            before = len(sides)
+            r.read(far[1].image)
+            counts.append(len(sides) - before)
+        assert counts == looks_per_frame, sides
+
+
 def test_detections_follow_the_detected_tile_contract(reader: OnnxTileReader, scenes: list) -> None:
     tiles = [t for scene in scenes for t in reader.read(scene.image)]
     assert tiles

@@ -32,19 +32,21 @@ class OnnxTileReader:
     """Image (BGR uint8) in, ``DetectedTile``s out, with onnxruntime on ``threads`` threads.
 
     ``max_value`` is the set's highest pip value (12 for double-12): the per-half probabilities
-    cover 0..max_value and are renormalised over that range.
+    cover 0..max_value and are renormalised over that range. ``sticky``: the frames come from one
+    camera that keeps still, so the detector's input size found for one frame is kept for the next.
     """
 
     models_dir: Path = MODELS_DIR
     threads: int = 2
     max_value: int = 12
     threshold: float = 0.35
+    sticky: bool = False
     times: StageTimes = field(default_factory=StageTimes)
 
     def __post_init__(self) -> None:
         if not 0 < self.max_value < NUM_VALUES:
             raise ValueError(f"max_value must be 1..{NUM_VALUES - 1}, got {self.max_value}")
-        self.detector = OnnxTileDetector(self.models_dir, self.threads, self.threshold)
+        self.detector = OnnxTileDetector(self.models_dir, self.threads, self.threshold, self.sticky)
         self.pips = OnnxPipReader(self.models_dir, self.threads)
 
     def read(self, image: np.ndarray) -> list[DetectedTile]:

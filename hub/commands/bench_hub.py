@@ -121,7 +121,7 @@ def _bench(args: argparse.Namespace, folder: Path) -> dict[str, Any] | None:
     from vision.reader import OnnxTileReader
 
     try:
-        read = image_reader(OnnxTileReader(args.models or MODELS_DIR, threads=args.threads, max_value=top))
+        read = image_reader(OnnxTileReader(args.models or MODELS_DIR, threads=args.threads, max_value=top, sticky=True))
     except ModelMissingError as e:
         print(f"domino-hub bench hub: {e}", file=sys.stderr)
         return None
