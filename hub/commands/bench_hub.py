@@ -32,6 +32,7 @@ out = Path(sys.argv[5])
 game = SyntheticGame(seed, width=width, height=height)
 start = game.frame_count // 2
 (out / "frames").mkdir(parents=True)
+cv2.imwrite(str(out / "calibration.jpg"), game.render(0)[0], [cv2.IMWRITE_JPEG_QUALITY, 95])
 steps = None
 for i in range(start, min(game.frame_count, start + count)):
     image, truth = game.render(i)
@@ -132,8 +133,9 @@ def _bench(args: argparse.Namespace, folder: Path) -> dict[str, Any] | None:
         table.submit(parse_action(raw, f"step {i}"), "bench")
     import cv2
 
-    first = sorted((folder / "frames").iterdir())[0]
-    calibration = match_slots(find_hub(cv2.imread(str(first))), {float(k): v for k, v in state["trains"].items()})
+    # calibrated once at set-up, on the empty table, as the hub does (mid-game the hub may be under a hand)
+    calibration = match_slots(find_hub(cv2.imread(str(folder / "calibration.jpg"))),
+                              {float(k): v for k, v in state["trains"].items()})
     server, stop = None, threading.Event()
     phones: list[threading.Event] = []
     try:

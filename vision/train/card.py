@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from vision.detector import MAX_SIDE_LIMIT, SCALE_LOW, SCALE_TARGET
 from vision.eval_run import SetResult, confusion_markdown, metrics_table
 from vision.geometry import DET_MAX_SIDE, DET_STRIDE, HALF_PATCH, NUM_VALUES
 from vision.synthetic_sets import (
@@ -35,7 +36,10 @@ only on scenes from the renderer (`vision/synth`); the real photos are never see
 
 - **Input** `image`: float32 (1, 3, H, W), the BGR frame resized so its longest side is {DET_MAX_SIDE}
   px (area averaging), scaled as (pixel/255 - 0.5)/0.25 and zero-padded right and bottom to a
-  multiple of 32 (see `vision/detector.py: detector_input`).
+  multiple of 32 (see `vision/detector.py: detector_input`). When the sure tiles found are shorter
+  than {SCALE_LOW:.0f} px there, the frame is looked at again with its longest side up to {MAX_SIDE_LIMIT} px,
+  so they come out about {SCALE_TARGET:.0f} px long; the hub's still camera keeps that size from frame to
+  frame (`side_for`, `sticky`).
 - **Output** `maps`: float32 (1, 8, H/{DET_STRIDE}, W/{DET_STRIDE}). Channels 0-1: face-up and face-down
   tile-centre heatmap logits; 2-3: the centre's offset within the cell (cells); 4-5: the long axis as
   (cos 2a, sin 2a); 6-7: log length and log width in input pixels. Decoding (`decode`) keeps 3x3
