@@ -196,6 +196,8 @@ class Pipeline:
                 action, source, future = self._inputs.get_nowait()
             except queue.Empty:
                 return
+            if not future.set_running_or_notify_cancel():
+                continue  # whoever sent it gave up waiting and was told nothing was done
             try:
                 future.set_result(self.apply(action, source))
             except Exception as e:  # the caller hears why; the camera loop carries on
@@ -334,7 +336,7 @@ def camera_workers(config: Config, table: Table, bus: EventBus) -> list[Pipeline
     source = SupervisedSource(factory, bus, lossless=camera.source in ("replay", "synthetic"),
                               name=camera.source)
     try:
-        read = _model_reader(top)
+        read = camera_reader(top)
     except FileNotFoundError as e:
         if truth is None:
             log.error("no camera pipeline: %s", e)
@@ -389,7 +391,8 @@ def _source_factory(config: Config) -> tuple[Callable[[], FrameSource], object |
     return (lambda: synthetic), synthetic
 
 
-def _model_reader(top: int) -> FrameReader:
+def camera_reader(top: int) -> FrameReader:
+    """The committed ONNX models as the hub's still camera uses them (FileNotFoundError when missing)."""
     from vision.onnx_session import ModelMissingError
     from vision.reader import OnnxTileReader
 

@@ -15,17 +15,21 @@ import socket
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from scorekeeper import Action, Score, Start
 from scorekeeper.store import Store
 
 from .bus import EventBus
 from .config import Config, table_pin
-from .table import Table
+from .table import Table, Verdict
 
-if TYPE_CHECKING:  # gpiozero is imported only when pins are configured
+if TYPE_CHECKING:  # gpiozero is imported only when pins are configured; OpenCV only with a camera
     from .button import TableButton
     from .lights import Lights
+    from .pipeline import Input, Pipeline
 
 log = logging.getLogger(__name__)
 
@@ -86,21 +90,109 @@ class Worker(Protocol):
     def stop(self) -> None: ...
 
 
+@runtime_checkable
+class Camera(Worker, Protocol):
+    """A worker that watches the table (``hub.pipeline.PipelineHandle``, the demo's synthetic evening).
+
+    ``submit`` queues an input for the camera thread, which applies it between two frames;
+    ``pipeline`` is the loop watching now (None while there is none).
+    """
+
+    @property
+    def pipeline(self) -> Pipeline | None: ...
+
+    def submit(self, action: Input, source: str) -> Future: ...
+
+
 WorkerFactory = Callable[[Config, Table, EventBus], list[Worker]]
+
+INPUT_TIMEOUT_S = 10.0  # the longest a phone waits for the camera loop to take its action
 
 
 def pipeline_workers(config: Config, table: Table, bus: EventBus) -> list[Worker]:
-    """THE CAMERA HOOK: the workers that turn frames into table actions (issue 5 builds them).
+    """THE CAMERA HOOK: the workers that turn frames into table actions.
 
-    They are started after the table is open and before READY=1, watched by the
-    health check, and stopped first at shutdown. Until they exist the hub follows only
-    the button and the phones, and says so.
+    They are started after the table and the web page are up and before READY=1, watched
+    by the health check, and stopped first at shutdown. Without the vision models there
+    are none: the page shows the camera as lost and why, and the table follows the button
+    and the phones.
     """
-    log.warning(
-        "no camera pipeline in this build: plays are not seen (camera.source %r is unused); "
-        "the table follows the button and the phones only", config.camera.source,
-    )
-    return []
+    from .pipeline import camera_workers  # OpenCV and onnxruntime load only when a camera is wanted
+
+    return list(camera_workers(config, table, bus))
+
+
+@dataclass(frozen=True)
+class CameraInputs:
+    """The page's actions that must pass through the camera loop, so that its reconciler and tracker
+    stay in step with the table (web/app.py ``create_app`` says which and why).
+
+    ``camera`` is looked up per request: the workers start after the page. With no camera, or one
+    whose loop has stopped, the actions go straight to the Table, as nothing else is watching.
+    """
+
+    table: Table
+    camera: Callable[[], Camera | None]
+
+    def _watching(self) -> Camera | None:
+        camera = self.camera()
+        return camera if camera is not None and camera.is_alive() else None
+
+    def undo(self, source: str) -> Action | None:
+        camera = self._watching()
+        if camera is None:
+            return self.table.undo(source)
+        from .pipeline import Undo
+
+        verdict = _taken(camera.submit(Undo(), source), "undo")
+        return None if verdict is None else verdict.action
+
+    def start_round(self, start: Start, source: str) -> Verdict:
+        camera = self._watching()
+        pipeline = None if camera is None else camera.pipeline
+        if camera is None or pipeline is None or pipeline.reconciler is None:
+            return self.table.submit(start, source, alert=False)
+        seen = pipeline.reconciler.round.engine
+        if seen is not None and seen != start.engine:
+            raise ValueError(f"the camera sees {seen}|{seen} in the hub, not {start.engine}|{start.engine}: "
+                             "put the right engine in the hub, or answer its question")
+        from .pipeline import StartRound
+
+        return _verdict(camera.submit(StartRound(start.first, start.hands, start.engine), source), "start")
+
+    def confirm_score(self, score: Score, source: str) -> Verdict:
+        """``score`` holds the pips the camera counted; the round is scored with the tiles it read."""
+        camera = self._watching()
+        if camera is None:
+            return self.table.submit(score, source, alert=False)
+        from .pipeline import ConfirmScore
+
+        return _verdict(camera.submit(ConfirmScore(), source), "score")
+
+    def answer_question(self, question_id: int, answer: str) -> Verdict | None:
+        camera = self._watching()
+        if camera is None:
+            raise KeyError(f"question {question_id} is not open: the camera is not watching")
+        from .pipeline import Answer
+
+        return _taken(camera.submit(Answer(question_id, answer), "web"), "answer")
+
+
+def _taken(future: Future, what: str) -> Verdict | None:
+    """The camera thread's verdict on an input; TimeoutError (the page says busy) when it has not taken it."""
+    try:
+        return future.result(INPUT_TIMEOUT_S)
+    except TimeoutError:
+        if not future.cancel():  # the camera thread took it just now: it finishes in a moment
+            return future.result()
+        raise TimeoutError(f"the camera has not taken the {what} within {INPUT_TIMEOUT_S:g} s (is it reconnecting?); "
+                           "nothing was done: try again once it is back") from None
+
+
+def _verdict(future: Future, what: str) -> Verdict:
+    verdict = _taken(future, what)
+    assert verdict is not None  # a start or a score always comes back judged
+    return verdict
 
 
 class Service:
@@ -196,12 +288,21 @@ class Service:
             log.warning("no web page in this build (%s is missing): phones cannot connect", e.name)
             return
         web = self.config.web
-        app = create_app(self.table, self.bus, pin=pin)
+        assert self.table is not None
+        inputs = CameraInputs(self.table, self.camera)
+        # bound to one address, the QR code shows that one; on all addresses, the page finds the LAN's
+        join = None if web.host in ("0.0.0.0", "", "::") or web.port == 0 else f"http://{web.host}:{web.port}/"
+        app = create_app(self.table, self.bus, pin=pin, join_url=join, answer_question=inputs.answer_question,
+                         undo=inputs.undo, start_round=inputs.start_round, confirm_score=inputs.confirm_score)
         try:
             self.web = start_server(app, web.host, web.port)
         except OSError as e:
             raise StartError(f"cannot serve the web page on {web.host}:{web.port}: {e}") from None
         log.info("web page on http://%s:%s/ (table PIN %s)", web.host, web.port, pin)
+
+    def camera(self) -> Camera | None:
+        """The worker watching the table, if one is."""
+        return next((w for w in self.workers if isinstance(w, Camera)), None)
 
     # ------------------------------------------------------------- main loop
     def health(self) -> str | None:

@@ -331,7 +331,7 @@ class Journal:
 
 
 # ------------------------------------------------------------------ watching
-def _answer_from_truth(pipeline: Pipeline, truth: FrameTruth) -> str | None:
+def answer_from_truth(pipeline: Pipeline, truth: FrameTruth) -> str | None:
     """What a player at the table would answer to the open tile question (None: no tile question)."""
     from hub.reconciler import NONE_OF_THESE
     from scorekeeper import Play
@@ -446,7 +446,7 @@ def watch(
                 laid_at[truth.steps - 1] = truth.time
             for verdict in pipeline.last_verdicts:
                 note(verdict, frame.timestamp, frame.index)
-            answer = _answer_from_truth(pipeline, truth)
+            answer = answer_from_truth(pipeline, truth)
             if answer is not None:
                 report.questions += 1
                 pending = pipeline.reconciler.pending
@@ -458,14 +458,14 @@ def watch(
             for at, k, inp in queue:
                 # the host answers the page's "who goes first?", asked once the camera has seen the engine;
                 # presses after it wait their turn
-                held = inp.act == "start" and not _asked_who_starts(pipeline)
+                held = inp.act == "start" and not asked_who_starts(pipeline)
                 if waiting or (held and frame.timestamp < at / recording.fps + 1.5):
                     waiting.append((at, k, inp))
                     continue
                 if journal is not None:
                     journal.write(kind="input", frame=at, input=k, stored=stored())
                 try:
-                    verdict = _apply_input(pipeline, inp, report)
+                    verdict = apply_input(pipeline, inp, report)
                 except (RuntimeError, ValueError) as e:  # the hub's game has gone astray from the table's
                     report.input_errors.append(f"frame {at} {inp.act}: {e}")
                     continue
@@ -511,13 +511,13 @@ def _skip_to(source: FrameSource, index: int) -> None:
         pass
 
 
-def _asked_who_starts(pipeline: Pipeline) -> bool:
+def asked_who_starts(pipeline: Pipeline) -> bool:
     pending = None if pipeline.reconciler is None else pipeline.reconciler.pending
     return pending is not None and pending.tile_id is None
 
 
-def _apply_input(pipeline: Pipeline, inp: PlayerInput, report: WatchReport) -> Verdict | None:
-    """A recorded button or phone press, as the hub receives it."""
+def apply_input(pipeline: Pipeline, inp: PlayerInput, report: WatchReport | None = None) -> Verdict | None:
+    """A recorded button or phone press, as the hub receives it (``report`` counts engines given by phone)."""
     from hub.pipeline import ConfirmScore, StartRound, Undo
     from scorekeeper import Start
 
@@ -526,7 +526,8 @@ def _apply_input(pipeline: Pipeline, inp: PlayerInput, report: WatchReport) -> V
         try:
             return pipeline.apply(StartRound(inp.action.first, inp.action.hands), inp.via)
         except ValueError:  # the camera did not read the engine: the host says which it is
-            report.engine_from_phone += 1
+            if report is not None:
+                report.engine_from_phone += 1
             return pipeline.apply(StartRound(inp.action.first, inp.action.hands, inp.action.engine), inp.via)
     if inp.act == "undo":
         return pipeline.apply(Undo(), inp.via)
@@ -580,4 +581,4 @@ def model_reader(models: Path | None, threads: int, top: int) -> FrameReader:
     from vision.onnx_session import MODELS_DIR
     from vision.reader import OnnxTileReader
 
-    return image_reader(OnnxTileReader(models_dir=models or MODELS_DIR, threads=threads, max_value=top))
+    return image_reader(OnnxTileReader(models_dir=models or MODELS_DIR, threads=threads, max_value=top, sticky=True))

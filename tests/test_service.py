@@ -40,6 +40,7 @@ def config_text(tmp_path: Path, port: int, extra: str = "") -> str:
 players = ["Ana", "Ben", "Cy"]
 [camera]
 source = "synthetic"
+resolution = [1280, 960]
 [pins]
 leds = [17, 27, 22]
 buzzer = 18

@@ -97,6 +97,7 @@ def test_state_holds_the_whole_game(hub):
 
 def test_events_stream_starts_with_the_model_then_catches_up_from_its_id(hub):
     start_game(hub)
+    assert hub.live.drain()  # the page has taken in the new game (its subscriber runs on its own thread)
     r = hub.client.get("/events", buffered=False)
     assert r.status_code == 200 and r.mimetype == "text/event-stream"
     chunks = iter(r.response)

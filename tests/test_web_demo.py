@@ -1,135 +1,139 @@
-"""``domino-hub demo`` (the simulated evening) and ``domino-hub bench web`` (phones under load)."""
+"""``domino-hub demo`` (the hub on a synthetic table) and ``domino-hub bench web`` (phones under load)."""
 
 from __future__ import annotations
 
 import json
 import os
-import random
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
 import urllib.request
 from argparse import Namespace
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from hub.bus import EventBus
-from hub.commands.demo import DemoDriver
-from hub.events import AlertCleared, HandCounts, IllegalAction
-from hub.table import Table
-from scorekeeper import Score, rules_from_spec
-from scorekeeper.store import Store
+PIN = "1234"
+
+
+class Demo:
+    """``domino-hub demo`` in a child process, its output collected line by line."""
+
+    def __init__(self, tmp_path: Path, *extra: str) -> None:
+        self.lines: list[str] = []
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hub.cli", "demo", "--port", "0", "--host", "127.0.0.1", "--pin", PIN,
+             "--size", "1280x960", "--db", str(tmp_path / "demo.sqlite"), *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.url = self.wait_for_line(r"domino-hub demo: the page is at (http://\S+)", 60).group(1)
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_for_line(self, pattern: str, timeout: float) -> re.Match[str]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            finished = self.proc.poll() is not None and not self._reader.is_alive()
+            for line in list(self.lines):
+                m = re.search(pattern, line)
+                if m:
+                    return m
+            if finished:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"no line matching {pattern!r} within {timeout} s:\n" + "\n".join(self.lines))
+
+    def call(self, path: str, body: dict | None = None) -> tuple[int, dict]:
+        request = urllib.request.Request(
+            self.url + path.lstrip("/"), data=None if body is None else json.dumps(body).encode(),
+            method="GET" if body is None else "POST",
+            headers={"Content-Type": "application/json", "X-Table-Pin": PIN})
+        try:
+            with urllib.request.urlopen(request, timeout=20) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    def stop(self, sig: int) -> int:
+        self.proc.send_signal(sig)
+        code = self.proc.wait(timeout=20)
+        self._reader.join(5)
+        return code
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._reader.join(5)
 
 
 @pytest.fixture
-def table():
-    store = Store(":memory:")
-    t = Table(store, EventBus())
-    yield t
-    store.close()
+def demo(tmp_path: Path) -> Iterator[Demo]:
+    running = Demo(tmp_path, "--speed", "2", "--seed", "4")
+    yield running
+    running.close()
 
 
-def record(table: Table) -> list:
-    seen: list = []
-    table.bus.subscribe(lambda env: seen.append(env.event), "record", maxsize=100_000)
-    return seen
+def laid(model: dict) -> int:
+    game = model["game"]
+    return 0 if game is None else sum(len(t["tiles"]) for t in game["trains"])
 
 
-def quiet(_line: str) -> None:
-    pass
+def test_the_demo_films_plays_takes_a_phones_answer_and_stops_on_sigterm(demo: Demo) -> None:
+    demo.wait_for_line(r"new game \(seed 4\): classic, ", 30)
+    # the page asks (who goes first, or which tile that was): a phone answers before the host does
+    deadline = time.monotonic() + 60
+    answered = None
+    while answered is None and time.monotonic() < deadline:
+        for question in demo.call("api/state")[1]["questions"]:
+            status, reply = demo.call(f"api/questions/{question['id']}/answer", {"answer": question["choices"][0]})
+            if status == 200:
+                assert question["id"] not in [q["id"] for q in reply["model"]["questions"]]
+                answered = question
+                break
+            assert status == 404, reply  # closed a moment ago (answered by the host): take the next one
+        time.sleep(0.1)
+    assert answered is not None, "\n".join(demo.lines)
+    if answered["text"].endswith("Who goes first?"):
+        demo.wait_for_line(r"a phone started the round", 10)  # the host saw it done, and did not start it again
+    else:
+        assert not [line for line in demo.lines if answered["text"] in line]  # the host did not answer it
+    # the camera records plays: nobody else lays a tile in this test
+    deadline = time.monotonic() + 90
+    while laid(demo.call("api/state")[1]) < 2 and time.monotonic() < deadline:
+        time.sleep(0.25)
+    model = demo.call("api/state")[1]
+    assert laid(model) >= 2 and model["camera"]["status"] == "ok", "\n".join(demo.lines)
+    assert demo.stop(signal.SIGTERM) == 0
+    assert demo.lines[-1] == "domino-hub demo: stopped"
+    assert not [line for line in demo.lines if "Traceback" in line], "\n".join(demo.lines)
 
 
-def test_the_demo_plays_a_whole_game_through_the_table(table):
-    seen = record(table)
-    driver = DemoDriver(table, random.Random(3), wait=lambda _s: False, log=quiet, illegal_rate=0.1)
-    assert driver.run(games=1) == 1
-    stored = table.store.load(table.store.game_ids()[0])
-    assert stored.ended is not None
-    game = stored.replay()
-    assert game.game_over and len(game.rounds) == len(rules_from_spec(stored.rules_spec).engines)
-    time.sleep(0.2)
-    alerts = [e.alert.id for e in seen if isinstance(e, IllegalAction)]
-    cleared = [e.alert_id for e in seen if isinstance(e, AlertCleared)]
-    assert alerts and sorted(alerts) == sorted(cleared)  # every illegal play was taken back
-    counts = [e for e in seen if isinstance(e, HandCounts)]
-    assert len(counts) == len(game.rounds)
-    assert [dict(c.counts) for c in counts] == [dict(r.scores) for r in game.rounds]
-
-
-def test_the_demo_plays_a_game_set_up_from_the_page(table):
-    table.new_game({"preset": "classic", "set": 6}, ["Xi", "Yu"])
-    driver = DemoDriver(table, random.Random(1), wait=lambda _s: False, log=quiet)
-    assert driver.run(games=1) == 1
-    stored = table.store.load(table.store.game_ids()[0])
-    assert stored.players == ("Xi", "Yu") and len(stored.replay().rounds) == 7
-
-
-def test_the_demo_keeps_the_scores_the_host_confirmed(table):
-    host_scores = []
-    calls = {"n": 0}
-
-    def wait(_seconds: float) -> bool:
-        calls["n"] += 1
-        assert calls["n"] < 5000, "the demo should have gone on playing"
-        state = table.state()
-        if state is not None and state.phase == "ended" and not host_scores:
-            hands = {p: 1 for p in state.players if p != state.went_out}
-            assert table.submit(Score(hands), source="web").ok  # the host confirms, correcting the camera
-            host_scores.append(hands)
-        return bool(host_scores) and table.state() is not None and len(table.state().rounds) >= 2
-
-    DemoDriver(table, random.Random(5), wait=wait, log=quiet).run(games=1)
-    first_round = table.state().rounds[0]
-    assert {p: s for p, s in first_round.scores.items() if p in host_scores[0]} == host_scores[0]
-
-
-def test_the_demo_leaves_a_game_changed_from_the_page_and_starts_another(table):
-    calls = {"n": 0}
-    log: list[str] = []
-
-    def wait(_seconds: float) -> bool:
-        calls["n"] += 1
-        assert calls["n"] < 10_000, "the demo should have started another game"
-        if calls["n"] == 15:
-            table.undo(source="web")  # someone takes a play back from the page
-        if calls["n"] == 25:
-            table.end_game()  # ... and later ends that game
-        return False
-
-    driver = DemoDriver(table, random.Random(2), wait=wait, log=log.append)
-    assert driver.run(games=1) == 1
-    assert any("the page changed the game" in line for line in log)
-    first, second = table.store.game_ids()[:2]
-    assert not table.store.load(first).replay().game_over  # left to the page
-    assert table.store.load(second).replay().game_over
-
-
-def test_domino_hub_demo_serves_the_page_until_stopped(tmp_path):
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "hub.cli", "demo", "--port", "0", "--host", "127.0.0.1", "--speed", "40",
-         "--seed", "4", "--pin", "1234", "--db", str(tmp_path / "demo.sqlite")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )
+def test_ctrl_c_stops_the_demo_cleanly(tmp_path: Path) -> None:
+    running = Demo(tmp_path, "--speed", "4")
     try:
-        first = proc.stdout.readline()
-        assert first.startswith("domino-hub demo: the page is at http://127.0.0.1:"), first
-        url = first.rsplit(" ", 1)[1].strip()
-        deadline = time.monotonic() + 10
-        game = None
-        while game is None or not game["trains"][0]["tiles"] and time.monotonic() < deadline:
-            time.sleep(0.2)
-            with urllib.request.urlopen(url + "api/state", timeout=5) as r:
-                game = json.loads(r.read())["game"]
-        assert game is not None and game["phase"] in ("playing", "ended", "idle")
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=15) == 0
+        running.wait_for_line(r"new game \(seed \d+\)", 30)
+        assert running.stop(signal.SIGINT) == 0
+        assert running.lines[-1] == "domino-hub demo: stopped"
+        assert not [line for line in running.lines if "Traceback" in line], "\n".join(running.lines)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
+        running.close()
+
+
+def test_bad_demo_options_are_refused_clearly(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "hub.cli", "demo", "--size", "12by9"],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and "'12by9': give WIDTHxHEIGHT" in done.stderr
 
 
 def test_bench_web_holds_every_phone_and_reports_percentiles(capsys):

@@ -9,8 +9,9 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from hub.table import NoGame
-from scorekeeper import IncompleteScore, Play
+from hub.events import HandCounts
+from hub.table import NoGame, Verdict
+from scorekeeper import Action, IncompleteScore, Play, Score, Start
 
 from .app import ctx, error
 from .live import BadAnswer, QuestionGone, StreamsFull
@@ -122,23 +123,51 @@ def submit() -> Response:
         return error(409, "no-game", "No game is set up: start one first")
     action = parse_action(raw, before)
     try:
-        # a tile laid wrongly alerts every phone, as it would from the camera; a wrong button does not
-        verdict = c.table.submit(action, source="web", alert=isinstance(action, Play))
+        verdict = _judged(action)
     except NoGame as e:
         return error(409, "no-game", str(e))
     except IncompleteScore as e:
         raise BadInput("hands", str(e)) from None
+    except RuntimeError as e:  # the camera cannot take it (no hub found, no hands counted)
+        return error(409, "camera", str(e))
     if verdict.error is not None:
         alert = None if verdict.alert is None else alert_json(verdict.alert, alert_params(verdict.alert, before))
         return error(409, "illegal", verdict.error.message, None, code=verdict.error.code.value, alert=alert)
-    return with_model(seq=verdict.seq, action=action_json(action))
+    return with_model(seq=verdict.seq, action=action_json(verdict.action))
+
+
+def _judged(action: Action) -> Verdict:
+    """Submit a phone's action: through the camera loop where it must be (see ``create_app``)."""
+    c = ctx()
+    if isinstance(action, Start) and c.start_round is not None:
+        try:
+            return _refused(action) or c.start_round(action, "web")
+        except IncompleteScore:
+            raise
+        except ValueError as e:  # the camera sees another engine in the hub
+            raise BadInput("engine", str(e)) from None
+    if isinstance(action, Score) and c.confirm_score is not None and _as_counted(action, c.live.counted):
+        return _refused(action) or c.confirm_score(action, "web")
+    # a tile laid wrongly alerts every phone, as it would from the camera; a wrong button does not
+    return c.table.submit(action, source="web", alert=isinstance(action, Play))
+
+
+def _refused(action: Action) -> Verdict | None:
+    """The refusal of a button's action, judged before the camera loop sees it (so it raises no alert)."""
+    problem = ctx().table.check(action)
+    return None if problem is None else Verdict(action, problem)
+
+
+def _as_counted(score: Score, counted: HandCounts | None) -> bool:
+    """Whether the host confirmed exactly the pips the camera counted (and corrected none)."""
+    return counted is not None and dict(score.hands) == dict(counted.counts)
 
 
 @bp.post("/api/undo")
 @changes
 def undo() -> Response:
     try:
-        undone = ctx().table.undo(source="web")
+        undone = ctx().undo("web")
     except NoGame as e:
         return error(409, "no-game", str(e))
     if undone is None:

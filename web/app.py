@@ -10,7 +10,8 @@ from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from hub.bus import EventBus
-from hub.table import Table
+from hub.table import Table, Verdict
+from scorekeeper import Action, Score, Start
 
 from .guard import Guard, Refused
 from .history import History
@@ -37,6 +38,9 @@ class WebContext:
     history: History
     join_url: str | None
     heartbeat_s: float
+    undo: Callable[[str], Action | None]
+    start_round: Callable[[Start, str], Verdict] | None
+    confirm_score: Callable[[Score, str], Verdict] | None
 
 
 def ctx() -> WebContext:
@@ -52,12 +56,22 @@ def create_app(
     max_streams: int = 40,
     heartbeat_s: float = 10.0,
     answer_question: Callable[[int, str], object] | None = None,
+    undo: Callable[[str], Action | None] | None = None,
+    start_round: Callable[[Start, str], Verdict] | None = None,
+    confirm_score: Callable[[Score, str], Verdict] | None = None,
 ) -> Flask:
     """The page for one table. ``pin`` guards every change; ``join_url`` overrides the QR code's address.
 
     ``answer_question(question_id, answer)`` is whoever asked "Was that 7|11?" (the camera's
     reconciler): it raises KeyError for a question no longer open and ValueError for an answer it
     cannot use. Without it, an answer must be one of the choices and is published on the bus.
+
+    With a camera watching, the actions that change what it must look for pass through its loop
+    instead of going straight to the Table: ``undo(source)`` (so a tile still lying there is not
+    recorded again), ``start_round(start, source)`` (so the last round's tiles stop holding their
+    trains) and ``confirm_score(score, source)``, called when the host confirms exactly the hands
+    the camera counted (so the round is scored with the tiles it read). They raise TimeoutError
+    when the camera loop does not take the action in time.
     """
     from . import api, pages
 
@@ -73,12 +87,16 @@ def create_app(
         history=History(table.store),
         join_url=join_url,
         heartbeat_s=heartbeat_s,
+        undo=undo or table.undo,
+        start_round=start_round,
+        confirm_score=confirm_score,
     )
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_error_handler(Refused, _refused)
     app.register_error_handler(BadInput, _bad_input)
     app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(TimeoutError, _camera_busy)
     app.register_error_handler(Exception, _unexpected)
     app.after_request(_headers)
     return app
@@ -101,6 +119,12 @@ def _refused(e: Refused) -> Response:
 
 def _bad_input(e: BadInput) -> Response:
     return error(400, "bad-input", e.message, e.field)
+
+
+def _camera_busy(e: TimeoutError) -> Response:
+    response = error(503, "camera-busy", str(e))
+    response.headers["Retry-After"] = "5"
+    return response
 
 
 def _wants_json() -> bool:

@@ -277,6 +277,10 @@ class Live:
                 with self._lock:
                     self._answered.discard(question_id)
                 raise BadAnswer(str(e)) from e
+            except TimeoutError:  # the camera loop has not taken it yet: the question stays open
+                with self._lock:
+                    self._answered.discard(question_id)
+                raise
         with self._lock:
             self.questions.pop(question_id, None)  # gone from /api/state at once, not when the bus gets round to it
 

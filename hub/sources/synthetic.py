@@ -7,6 +7,7 @@ and for the end-to-end checks, which compare what the hub saw with what happened
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -44,10 +45,12 @@ class SyntheticSource(FrameSource):
         self.name = self.inner.name
         self.keep = keep
         self._truth: OrderedDict[int, FrameTruth] = OrderedDict()
+        self.closed = threading.Event()  # set once closed: a supervisor closes it off its own thread
 
     def open(self) -> None:
         """Plays the game through on the first open; a reopen (after a fault) carries on where it was,
         as a live camera would."""
+        self.closed.clear()
         if self.inner.game is None:
             self.inner.open()
 
@@ -61,6 +64,7 @@ class SyntheticSource(FrameSource):
 
     def close(self) -> None:
         self.inner.close()
+        self.closed.set()
 
     @property
     def game(self) -> SyntheticGame:
