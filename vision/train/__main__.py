@@ -34,9 +34,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__)
-    p.add_argument("--scenes", type=int, default=1200, help="training scenes (seeds 0..N-1)")
-    p.add_argument("--det-steps", type=int, default=6000)
-    p.add_argument("--reader-steps", type=int, default=3500)
+    p.add_argument("--scenes", type=int, default=2000, help="training scenes (seeds 0..N-1)")
+    p.add_argument("--det-steps", type=int, default=14000)
+    p.add_argument("--reader-steps", type=int, default=4500)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache", type=Path, default=ROOT / "var" / "train-cache")
     p.add_argument("--out", type=Path, default=MODELS_DIR)
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     from hub.commands.bench_vision import bench_frame, measure
 
     image, bench_tiles = bench_frame()
-    bench_ms, _ = measure(reader, image, 30)
+    bench_ms, _ = measure(OnnxTileReader(models_dir=args.out, threads=args.threads, sticky=True), image, 30)
     log(f"bench: {bench_ms}")
     command = "python -m vision.train " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     write_card(
