@@ -33,17 +33,17 @@ def scenes() -> list:
 
 
 def test_finds_and_reads_fresh_held_out_scenes(reader: OnnxTileReader, scenes: list) -> None:
-    """A regression floor for the committed models (they measured 0.97 / 0.90 / 0.94 / 0.98 here);
-    the issue's targets are higher, and `domino-hub eval vision` measures against those."""
+    """A regression floor for the committed models on tiles 60-160 px long (they measured 0.994 / 1.0 /
+    1.0 / 1.0 here); `domino-hub eval vision` measures the harder held-out set against the targets."""
     tally = Tally()
     for scene in scenes:
         score_synthetic(synthetic_truth(scene), reader.read(scene.image), tally)
     m = tally.metrics()
     assert tally.truth_tiles >= 100
-    assert m["tile_recall"] >= 0.9, m
-    assert m["tile_precision"] >= 0.85, m
-    assert m["half_accuracy"] >= 0.88, m
-    assert m["half_accuracy_of_found"] >= 0.95, m
+    assert m["tile_recall"] >= 0.97, m
+    assert m["tile_precision"] >= 0.97, m
+    assert m["half_accuracy"] >= 0.97, m
+    assert m["half_accuracy_of_found"] >= 0.98, m
 
 
 def test_a_far_off_table_is_looked_at_larger_and_the_camera_keeps_that_size(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -59,8 +59,8 @@ def test_a_far_off_table_is_looked_at_larger_and_the_camera_keeps_that_size(monk
             r = OnnxTileReader(max_value=18)
             score_synthetic(synthetic_truth(scene), r.read(scene.image), tally)
             assert (r.detector.side > 640) == (low > 0)
-        found[low] = tally.found
-    assert found[vision.detector.SCALE_LOW] >= found[0.0] * 1.1, found
+        found[low] = tally.halves_correct
+    assert found[vision.detector.SCALE_LOW] >= found[0.0] * 1.1, found  # halves found and read right
     for sticky, looks_per_frame in ((True, [2, 1, 1]), (False, [2, 2, 2])):  # a still camera: one look a frame
         r = OnnxTileReader(max_value=18, sticky=sticky)
         sides: list[int] = []

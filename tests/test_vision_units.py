@@ -150,16 +150,16 @@ def _found(length: float, n: int = 5, score: float = 0.9) -> list[Candidate]:
 
 
 def test_small_tiles_ask_for_a_larger_look_and_large_ones_for_the_usual_one() -> None:
-    assert side_for(_found(32.0), 1.0, 640) == 1280  # 32 px -> aims at 64 px: twice the size
-    assert side_for(_found(20.0), 1.0, 640) == 1280  # never over the limit
+    assert side_for(_found(36.0), 1.0, 640) == 1152  # 36 px -> aims at 64 px: 1138, on the 32-px grid
+    assert side_for(_found(20.0), 1.0, 640) == 1152  # never over the limit
     assert side_for(_found(40.0), 1.0, 640) == 1024  # 640 * 64 / 40, on the 32-px grid
     assert side_for(_found(60.0), 1.0, 640) == 640  # in range: keep
     assert side_for(_found(200.0), 1.0, 640) == 640  # never under the trained size
-    assert side_for(_found(200.0), 1.0, 1280) == 640  # the camera moved closer: back down
-    assert side_for(_found(60.0), 1.0, 1280) == 1280  # in range at the larger size: a still camera keeps it
+    assert side_for(_found(200.0), 1.0, 1152) == 640  # the camera moved closer: back down
+    assert side_for(_found(60.0), 1.0, 1152) == 1152  # in range at the larger size: a still camera keeps it
 
 
 def test_the_size_is_judged_only_on_enough_sure_tiles() -> None:
     assert side_for(_found(20.0, n=2), 1.0, 640) == 640
     assert side_for(_found(20.0, score=0.4), 1.0, 640) == 640
-    assert side_for(_found(20.0), 0.5, 640) == 1280  # frame pixels are scaled to input pixels
+    assert side_for(_found(20.0), 0.5, 640) == 1152  # frame pixels are scaled to input pixels

@@ -28,7 +28,7 @@ DETECTOR_FILE = "tile_detector.onnx"
 MEAN, STD = 0.5, 0.25  # input pixel normalisation, shared with training
 SCALE_LOW = 48.0  # median tile length (input px) under which the frame is looked at larger
 SCALE_TARGET = 64.0  # the median tile length that larger look aims for
-MAX_SIDE_LIMIT = 1280  # never larger than this (time grows with the square)
+MAX_SIDE_LIMIT = 1152  # never larger than this (time grows with the square)
 SURE = 0.5  # only confident detections measure the tiles' size
 
 

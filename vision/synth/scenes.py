@@ -204,7 +204,7 @@ def table_layout(rng: np.random.Generator, dims: TileDims, max_value: int, clean
             count[action.train] += 1
             b.next_on(names[action.train], (placed.inner, placed.outer))
     token_kind = "train-token" if rng.random() < 0.6 else "coin"
-    for p in game.markers:
+    for p in (p for p in game.players if p in game.markers):  # seat order: a set's order changes per process
         _marker(b, hub, slots[p], names[p], token_kind, rng)
     if sim.boneyard:
         b.occ.grid[b.occ.grid == ZONE_ID] = 0
