@@ -115,7 +115,9 @@ class PipelineStats:
     read_s: float = 0.0  # time spent in the reader (the models)
     total_s: float = 0.0  # time spent per frame, source to verdicts
     slowest_s: float = 0.0  # the slowest frame: an upper bound on any verdict's delay after its frame arrived
-    settle_to_verdict_s: list[float] = field(default_factory=list)  # from the settling frame's arrival
+    # from the arrival of the frame on which a tile settled to its verdict, or to the question asked
+    # instead (the camera's part of the delay; a question then waits for a person)
+    settle_to_verdict_s: list[float] = field(default_factory=list)
 
 
 class Pipeline:
@@ -231,9 +233,11 @@ class Pipeline:
             if moved is not None:
                 self._recalibrated(moved)
         changes = self.tracker.update(detections, frame.timestamp)
+        asked_before = self.reconciler.pending
         self.last_verdicts = self.reconciler.update(self.tracker.board, changes)
         done = time.perf_counter()
-        if self.last_verdicts:
+        asked = self.reconciler.pending is not None and self.reconciler.pending is not asked_before
+        if self.last_verdicts or asked:
             self.stats.settle_to_verdict_s.append(done - arrived)
         self.stats.total_s += done - arrived
         self.stats.slowest_s = max(self.stats.slowest_s, done - arrived)
