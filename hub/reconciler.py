@@ -12,7 +12,11 @@ at least ``accept``; otherwise the phones are asked ("Was that 7|11?") and the g
 for the answer, because a guessed tile would mislead every later verdict. A reading that
 only an illegal tile explains is judged illegal (a surer reading is needed for that: a
 false alarm spoils the evening more than a question): the table is alerted, and the alert
-clears when the tile is taken back.
+clears when the tile is taken back. The camera alerts on its own only where the fault is
+the tile's: where every reading is illegal on that train the shares above no longer say
+anything about the place, and a tile that carries the train's end but is illegal only for
+whose turn the hub counts it is (train closed, not your turn) is just what a play after
+one the camera missed looks like, so that is asked ("..., laid by Ana?"), never alerted.
 """
 
 from __future__ import annotations
@@ -27,16 +31,21 @@ from types import MappingProxyType
 import numpy as np
 
 from scorekeeper import Action, Play, Score, Start, Tile, full_set
-from scorekeeper.game import Game, train_label
+from scorekeeper.errors import Code
+from scorekeeper.game import Game, replay, train_label
 
 from .calibration import Calibration
 from .events import Alert, HandCounts, Question, QuestionClosed
+from .geometry import Quad
 from .table import Table, Verdict
-from .tracker import Board, BoardChange, SeenTile, Tracker
+from .tracker import Board, BoardChange, SeenTile, Tracker, covered_share
 
 log = logging.getLogger(__name__)
 
 NONE_OF_THESE = "none of these"
+# faults that come from whose turn the hub counts it is, not from the tile: a missed play, draw or pass
+# (a tile the camera never saw, a button not pressed) makes the next legal play look like one of them
+TURN_FAULTS = frozenset({Code.NOT_YOUR_TURN, Code.TRAIN_CLOSED, Code.OPEN_DOUBLE})
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,8 @@ class ReconcilerSettings:
     # it fits best: as unlikely as an illegal play, so "legal there or illegal here" is asked, not guessed
     illegal_prior: float = 0.05  # an illegal play is this much less likely than a legal one, before looking
     choices: int = 3  # readings offered in a question
+    reorder_s: float = 3.0  # a tile of the same turn that settles this soon after the last play recorded may
+    # have been laid before it (a double, then the tile after it: the hand hid the double a moment longer)
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,8 @@ class Reading:
     legal: bool
     shown: tuple[int, int]  # the values the way round they most likely lie: inner half first
     train: str = ""
+    turn_fault: bool = False  # illegal only for whose turn the hub counts it is: the tile carries the train's
+    # end, so a play or pass the camera missed would make it legal; the hub then asks, never alerts
 
     @property
     def text(self) -> str:
@@ -113,6 +126,7 @@ class Reconciler:
         self._question_ids = itertools.count(1)
         self.board: Board | None = None
         self._game_id: int | None = table.game_id
+        self._last_play: tuple[int, Play, float] | None = None  # (tile id, play, game time) the camera last recorded
 
     # ------------------------------------------------------------- the camera
     def update(self, board: Board, changes: Sequence[BoardChange]) -> list[Verdict]:
@@ -222,7 +236,10 @@ class Reconciler:
             return
         claims = self.tracker.claims
         for train, chain in board.trains.items():
-            for seen, placed in zip(chain, game.trains.get(train, ()), strict=False):
+            recorded = game.trains.get(train, ())
+            if sum(1 for held in claims.values() if held == train) >= len(recorded):
+                continue  # every recorded tile is held already: a second track here is a second look at one
+            for seen, placed in zip(chain, recorded, strict=False):
                 if seen.id in claims:
                     continue
                 like = tile_likelihoods(seen.inner, seen.outer, game.rules.set)
@@ -250,6 +267,8 @@ class Reconciler:
         if state is None:
             return None
         found: list[tuple[float, str, SeenTile]] = []
+        claims = {} if self.tracker is None else self.tracker.claims
+        held = [Quad.of(t.corners) for chain in board.trains.values() for t in chain if t.id in claims]
         for train, recorded in state.trains.items():
             chain = board.trains.get(train, ())
             n = len(recorded)
@@ -258,8 +277,11 @@ class Reconciler:
             tile = chain[n]
             if tile.id in self.round.illegal or tile.id in self.round.ignored:
                 continue
-            if self.tracker is not None and tile.id in self.tracker.claims:
+            if tile.id in claims:
                 continue  # recorded a moment ago on another train it touches; the trains are redrawn next frame
+            shadow = 1.0 if self.tracker is None else self.tracker.settings.shadow_share
+            if covered_share(Quad.of(tile.corners), held) >= shadow:
+                continue  # lies on a tile recorded a moment ago: a second look at it, left out of the next trains
             found.append((tile.settled_at, train, tile))
         if not found:
             return None
@@ -275,7 +297,7 @@ class Reconciler:
         out = [r for t in (train, *also) for r in self._weighed(t, tile, 1.0 if t == train else
                                                                  self.settings.elsewhere_prior)]
         total = sum(r.probability for r in out) or 1.0
-        out = [Reading(r.tile, r.probability / total, r.legal, r.shown, r.train) for r in out]
+        out = [Reading(r.tile, r.probability / total, r.legal, r.shown, r.train, r.turn_fault) for r in out]
         out.sort(key=lambda r: (-r.probability, r.train != train))
         return out
 
@@ -292,13 +314,17 @@ class Reconciler:
         taken = game.on_table | {Tile.of(*a.action.tile) for a in self.round.illegal.values()
                                   if isinstance(a.action, Play)}
         out: list[Reading] = []
+        end = game.end(train)
         for t in full_set(top):
             if t in taken:
                 continue
-            legal = any(self.table.check(Play(p, (t.low, t.high), train)) is None for p in players)
+            errors = [self.table.check(Play(p, (t.low, t.high), train)) for p in players]
+            legal = any(e is None for e in errors)
+            turn_fault = not legal and t.carries(end) and all(e is not None and e.code in TURN_FAULTS for e in errors)
             weight = prior * float(like[t.low, t.high]) * (1.0 if legal else self.settings.illegal_prior)
             low_first = inner[t.low] * outer[t.high] >= inner[t.high] * outer[t.low]
-            out.append(Reading(t, weight, legal, (t.low, t.high) if low_first else (t.high, t.low), train))
+            out.append(Reading(t, weight, legal, (t.low, t.high) if low_first else (t.high, t.low), train,
+                               turn_fault))
         return out
 
     @staticmethod
@@ -339,8 +365,12 @@ class Reconciler:
             self.round.ignored.add(tile.id)
             return None
         best = readings[0]
+        if best.turn_fault and best.probability >= self.settings.accept:
+            reordered = self._laid_before_last(best, tile)
+            if reordered is not None:
+                return reordered
         sure = self.settings.accept if best.legal else self.settings.alert_accept
-        if best.probability >= sure:
+        if best.probability >= sure and not best.turn_fault:
             if best.train != train:
                 log.info("%s continues %s's train as well as %s's: the rules say %s", best.text, best.train,
                          train, best.train)
@@ -352,8 +382,39 @@ class Reconciler:
             return f"{r.text} on {train_label(r.train)}" if several else r.text
 
         options = {label(r): self._play_for(game, r.tile, r.train) for r in shown if r.probability >= 0.01 or r is best}
-        self._ask(f"Was that {label(best)}?", options, tile.id, train)
+        if best.turn_fault:  # the tile is plain; whether it was this player's may not be
+            player = self._play_for(game, best.tile, best.train).player
+            text = f"Was that {best.text} on {train_label(best.train)}, laid by {player}?"
+        else:
+            text = f"Was that {label(best)}?"
+        self._ask(text, options, tile.id, train)
         return None
+
+    def _laid_before_last(self, best: Reading, tile: SeenTile) -> Verdict | None:
+        """Record ``tile`` before the play recorded a moment ago when that order makes both legal.
+
+        Two tiles of one turn can settle the wrong way round (a double on the player's train, the
+        tile after it on another, the double under the hand a moment longer); recorded as they
+        settled, the second looks like the next player's play on a closed train.
+        """
+        game, last, board = self.table.game, self._last_play, self.board
+        if game is None or last is None or board is None or self.table.alerts or not game.history:
+            return None
+        last_id, play, at = last
+        if board.time - at > self.settings.reorder_s or game.history[-1] != play:
+            return None
+        earlier = Play(play.player, (best.tile.low, best.tile.high), best.train)
+        before = replay(game.rules, game.players, game.history[:-1])
+        if before.check(earlier) is not None:
+            return None
+        before.push(earlier)
+        if before.check(play) is not None:
+            return None
+        log.info("%s was laid before %s, which settled first: recorded in that order", earlier, play)
+        self.table.undo("camera")
+        verdict = self._record(tile.id, earlier)
+        self._record(last_id, play)
+        return verdict
 
     def _next_in(self, train: str) -> bool:
         """Whether a new tile at the end of ``train``'s recorded tiles would be that train's next one."""
@@ -372,8 +433,10 @@ class Reconciler:
         if not verdict.ok:
             assert verdict.alert is not None
             self.round.illegal[tile_id] = verdict.alert
-        elif self.tracker is not None and isinstance(action, Play):
-            self.tracker.claim(tile_id, action.train)
+        elif isinstance(action, Play):
+            self._last_play = (tile_id, action, 0.0 if self.board is None else self.board.time)
+            if self.tracker is not None:
+                self.tracker.claim(tile_id, action.train)
         return verdict
 
     def _submit(self, action: Action, source: str = "camera") -> Verdict:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -37,6 +37,8 @@ class TrackerSettings:
     match_px: float = 0.7  # in tile widths: a detection this close to a tile is that tile
     push_px: float = 1.2  # in tile lengths: a settled tile nudged this far (same reading) is still that tile
     link_px: float = 0.45  # in tile widths: the gap allowed between neighbours in a train
+    shadow_share: float = 0.3  # a new tile lying this much on tiles the game holds is a second look at them
+    # (a detector may see a phantom tile across two touching halves, or a held tile twice), never a play
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,19 @@ class _Layout:
     trains: Mapping[str, tuple[tuple[int, bool], ...]]  # train -> (track id, inner half first) from the hub out
     loose: tuple[int, ...]
     alternatives: Mapping[int, tuple[str, ...]]
+
+
+def covered_share(quad: Quad, others: Sequence[Quad]) -> float:
+    """How much of a tile's face lies on any of ``others`` (0..1, sampled on a grid over the face)."""
+    if not others:
+        return 0.0
+    u, v = np.meshgrid(np.linspace(-0.4, 0.4, 5) * quad.length, np.linspace(-0.3, 0.3, 3) * quad.width)
+    points = quad.centre + u.reshape(-1, 1) * quad.axis + v.reshape(-1, 1) * quad.across
+    on = np.zeros(len(points), bool)
+    for other in others:
+        rel = points - other.centre
+        on |= ((np.abs(rel @ other.axis) <= other.length / 2) & (np.abs(rel @ other.across) <= other.width / 2))
+    return float(on.mean())
 
 
 class _Track:
@@ -313,6 +328,7 @@ class Tracker:
 
     def _lay_out(self) -> _Layout:
         """Where every settled tile lies: the engine, each train's chain, the loose ones (by track id)."""
+        self._rehome_claims()
         settled = [tr for tr in self._tracks.values() if tr.settled_at is not None]
         cal = self.calibration
         centre = np.asarray(cal.centre, np.float64)
@@ -322,13 +338,28 @@ class Tracker:
             d = float(np.linalg.norm(tr.quad.centre - centre))
             if d < best:
                 engine, best = tr, d
-        free = [tr for tr in settled if tr is not engine]
+        held = [tr.quad for tr in settled if tr.id in self.claims and not tr.missing]
+        free = [tr for tr in settled if tr is not engine
+                and (tr.id in self.claims or covered_share(tr.quad, held) < self.settings.shadow_share)]
         chains = self._chains(free)
         in_chain = {k for chain in chains.values() for k, _ in chain}
         trains = {train: tuple((free[k].id, inner_first) for k, inner_first in chains.get(train, ()))
                   for _, train in sorted(cal.trains.items())}
         loose = tuple(tr.id for k, tr in enumerate(free) if k not in in_chain)
         return _Layout(None if engine is None else engine.id, trains, loose, MappingProxyType(self.alternatives))
+
+    def _rehome_claims(self) -> None:
+        """A recorded tile unseen where its track last was, with a new settled tile lying there: the track
+        lost it (a hand passing over took the track along) and the new one is that tile, found again."""
+        settled = [tr for tr in self._tracks.values() if tr.settled_at is not None]
+        for lost in [tr for tr in settled if tr.missing and tr.id in self.claims]:
+            for tr in settled:
+                if tr.missing or tr.id in self.claims:
+                    continue
+                if covered_share(lost.quad, [tr.quad]) >= self.settings.shadow_share:
+                    self.claims[tr.id] = self.claims.pop(lost.id)
+                    del self._tracks[lost.id]
+                    break
 
     def _build_board(self, t: float, unsettled: int) -> Board:
         """The board with each tile's reading as it stands now (readings firm up while a tile lies still)."""
@@ -389,6 +420,7 @@ class Tracker:
             fits = ~taken & mine & in_slot[train]
             if fits.any():
                 take(train, int(np.argmin(np.where(fits, along, np.inf))), hub)
+        self._askew_starts(free, claimed, taken, in_slot, set(ends), take)
         proposals: dict[str, tuple[float, int, int] | None] = {}
         dirty = set(ends)
         while True:
@@ -410,6 +442,42 @@ class Tracker:
             quad, _ = ends[train]
             take(train, k, quad.sides()[side])
             dirty = {train} | {other for other, p in proposals.items() if p is not None and p[1] == k}
+
+    def _askew_starts(self, free: list[_Track], claimed: list[str | None], taken: np.ndarray,
+                      in_slot: dict[str, np.ndarray], started: set[str],
+                      take: Callable[[str, int, np.ndarray], None]) -> None:
+        """A tile laid askew in an empty train's slot starts that train rather than continuing a neighbour's.
+
+        Its inner end lies in the slot's mouth, nearer the hub than a neighbour's second tile can
+        start (that one starts beyond the neighbour's first tile, outside the hub), so the slot is
+        where it was laid even when it lies turned too far for the strict test.
+        """
+        cal = self.calibration
+        hub = np.asarray(cal.centre, np.float64)
+        centres = np.array([tr.quad.centre for tr in free])
+        axes = np.array([tr.quad.axis for tr in free])
+        half = np.array([tr.quad.length / 2 for tr in free])[:, None]
+        widths = np.array([tr.quad.width for tr in free])
+        tips = np.stack([centres + axes * half, centres - axes * half], axis=1)  # (N, 2 ends, 2)
+        nearer = np.argmin(np.linalg.norm(tips - hub, axis=2), axis=1)
+        inner = tips[np.arange(len(free)), nearer] - hub
+        found: list[tuple[float, str, int]] = []
+        for slot, train in sorted(cal.trains.items()):
+            ray = cal.direction(slot)
+            along = inner @ ray
+            across = np.abs(inner[:, 0] * ray[1] - inner[:, 1] * ray[0])
+            turn = np.degrees(np.arccos(np.clip(np.abs(axes @ ray), 0.0, 1.0)))
+            outward = (centres - hub) @ ray > along
+            mine = np.array([c in (None, train) for c in claimed])
+            askew = (mine & outward & (along > 0.2 * cal.radius) & (along < cal.radius)
+                     & (across < 0.6 * widths) & (turn < 50))
+            in_slot[train] = in_slot[train] | askew
+            if train not in started:
+                found += [(float(across[k] / widths[k] + turn[k] / 90), train, int(k)) for k in np.flatnonzero(askew)]
+        for _, train, k in sorted(found):
+            if train not in started and not taken[k]:
+                take(train, k, hub)
+                started.add(train)
 
     def _alternatives(self, free: list[_Track], claimed: list[str | None], in_slot: Mapping[str, np.ndarray],
                       recorded_ends: Mapping[str, tuple[Quad, int]], centres: np.ndarray, axes: np.ndarray,

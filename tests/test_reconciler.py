@@ -169,11 +169,33 @@ def test_an_illegal_play_alerts_and_clears_when_taken_back() -> None:
     assert h.see(board({"Ana": [seen(3, sure(12), sure(9))]}, ENGINE))[0].ok
 
 
-def test_a_tile_on_a_closed_train_is_flagged() -> None:
+def test_a_tile_on_a_closed_train_that_fits_no_end_is_flagged() -> None:
     h = started()
-    verdicts = h.see(board({"Ben": [seen(2, sure(12), sure(9))]}, ENGINE))
+    verdicts = h.see(board({"Ben": [seen(2, sure(4), sure(9))]}, ENGINE))  # Ben's train is closed and ends in 12
     assert [v.error.code.value for v in verdicts] == ["train-closed"]
     assert len(h.actions) == 1
+
+
+def test_a_fitting_tile_that_only_the_turn_makes_illegal_is_asked_about_never_alerted() -> None:
+    """12|9 in Ben's slot on Ana's turn: an illegal play by Ana, or Ben's play after a turn the camera missed."""
+    h = started()
+    tile = seen(2, sure(12), sure(9))
+    assert h.see(board({"Ben": [tile]}, ENGINE)) == []
+    assert h.seen_events(IllegalAction) == []
+    question = h.seen_events(Question)[-1]
+    assert question.text == "Was that 12|9 on Ben's train, laid by Ana?"
+    verdict = h.rec.answer(question.id, question.choices[0])  # the table says yes: now it is flagged
+    assert verdict is not None and verdict.error is not None and verdict.error.code.value == "train-closed"
+    assert len(h.seen_events(IllegalAction)) == 1
+
+
+def test_a_fitting_tile_the_table_says_was_not_the_players_is_left_alone() -> None:
+    h = started()
+    tile = seen(2, sure(12), sure(9))
+    h.see(board({"Ben": [tile]}, ENGINE))
+    h.rec.answer(h.seen_events(Question)[-1].id, NONE_OF_THESE)
+    assert h.see(board({"Ben": [tile]}, ENGINE)) == []
+    assert h.seen_events(IllegalAction) == [] and len(h.actions) == 1
 
 
 def test_plays_are_judged_in_the_order_they_settled() -> None:
@@ -248,7 +270,7 @@ def test_where_two_trains_meet_the_table_is_asked_which_one_a_tile_was_laid_on()
     h.see(board({"Ana": [ana_first]}, ENGINE))
     assert h.actions[-1] == Play("Ana", (5, 12), "Ana") and tracker.claims == {2: "Ana"}
     # 12|7 touches the end of Ana's train (where it is illegal) and lies in Ben's slot (where it is legal)
-    new = seen(3, sure(12), sure(7))
+    new = seen(3, sure(12), sure(7), centre=(60, 0))  # beside Ana's tile, not on it
     both = Board(1.0, ENGINE, MappingProxyType({"Ana": (ana_first, new), "Ben": (), "Cy": (), "mexican": ()}), (), 0,
                  MappingProxyType({3: ("Ana", "Ben")}))
     assert h.see(both) == []  # neither an alert nor a guess
@@ -268,3 +290,51 @@ def test_a_new_game_set_up_on_the_page_starts_from_what_is_on_the_table() -> Non
     h.see(board({"Ana": [seen(2, sure(12), sure(5))]}, ENGINE))  # the engine still lies in the hub
     assert h.seen_events(Question)[-1].text == "The engine is 12|12. Who goes first?"
     assert h.actions == []
+
+
+def test_a_tile_lying_on_a_recorded_one_is_a_second_look_at_it_not_a_play() -> None:
+    from hub.tracker import Tracker
+
+    h = started()
+    tracker = Tracker(CAL)
+    h.rec.tracker = tracker
+    first = seen(2, sure(12), sure(5), centre=(500, 400))
+    h.see(board({"Ana": [first]}, ENGINE))
+    assert tracker.claims == {2: "Ana"}
+    again = seen(3, sure(5), sure(5), centre=(500, 425))  # most of it on 12|5: a phantom across its 5 half
+    assert h.see(board({"Ana": [first, again]}, ENGINE)) == []
+    assert h.seen_events(IllegalAction) == [] and h.seen_events(Question)[-1].text.startswith("The engine")
+    beyond = seen(4, sure(5), sure(9), centre=(500, 340))  # a real next tile, beside it, is judged
+    h.see(board({"Ana": [first, beyond]}, ENGINE))
+    assert h.seen_events(Question)[-1].text == "Was that 5|9 on Ana's train, laid by Ben?"
+
+
+def test_a_second_track_of_a_recorded_tile_takes_no_claim() -> None:
+    from hub.tracker import Tracker
+
+    h = started()
+    tracker = Tracker(CAL)
+    h.rec.tracker = tracker
+    first = seen(2, sure(12), sure(5), centre=(500, 400))
+    h.see(board({"Ana": [first]}, ENGINE))
+    twin = seen(7, sure(12), sure(5), centre=(500, 402))  # the detector found the same tile twice
+    h.see(board({"Ana": [twin, first]}, ENGINE))
+    assert tracker.claims == {2: "Ana"}
+    tracker.release_claims()  # after a restart, though, the tile seen where the game has one is claimed again
+    h.see(board({"Ana": [twin]}, ENGINE))
+    assert tracker.claims == {7: "Ana"}
+
+
+def test_a_double_that_settles_after_the_tile_laid_after_it_is_recorded_first() -> None:
+    h = started()
+    for play in (Play("Ana", (12, 5), "Ana"), Play("Ben", (12, 3), "Ben"), Play("Cy", (12, 0), "Cy")):
+        assert h.table.submit(play, "test").ok
+    ana = [seen(2, sure(12), sure(5), centre=(500, 400))]
+    follow = seen(4, sure(12), sure(4), centre=(420, 480), at=5.0)  # Ana's tile after her double, on the Mexican
+    double = seen(3, sure(5), sure(5), centre=(500, 340), at=5.5)  # the double she laid first, uncovered later
+    h.see(board({"Ana": ana, "mexican": [follow]}, ENGINE))
+    assert h.actions[-1] == Play("Ana", (4, 12), "mexican")  # as far as the camera knows, Ana's whole turn
+    verdicts = h.see(board({"Ana": [*ana, double], "mexican": [follow]}, ENGINE))
+    assert [v.ok for v in verdicts] == [True]
+    assert h.actions[-2:] == [Play("Ana", (5, 5), "Ana"), Play("Ana", (4, 12), "mexican")]
+    assert h.seen_events(IllegalAction) == [] and h.seen_events(Question)[-1].text.startswith("The engine")

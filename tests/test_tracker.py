@@ -66,6 +66,12 @@ def lay_train(slot: int, values: Sequence[tuple[int, int]], bend_deg: float = 0.
     return out
 
 
+def blurred(det: DetectedTile, sharp: float) -> DetectedTile:
+    """The same detection with its pips read unsurely (motion blur, a finger over them)."""
+    halves = tuple(HalfReading(h.center, probs(int(np.argmax(h.probs)), sharp)) for h in det.halves)
+    return DetectedTile(det.corners, halves, det.confidence, det.face)  # type: ignore[arg-type]
+
+
 def engine(value: int = 12) -> DetectedTile:
     return tile(CAL.centre, 0.0, (value, value))
 
@@ -242,3 +248,50 @@ def test_a_different_tile_laid_over_a_settled_one_is_a_tile_of_its_own() -> None
     changes = run(tracker, [[over]] * 10, t0=1.0)
     settled = [ch.tile for ch in changes if ch.kind == "settled"]
     assert [t.reading for t in settled] == [(7, 7)] and settled[0].id != first
+
+
+def test_a_phantom_across_two_recorded_tiles_is_neither_in_a_train_nor_loose() -> None:
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 5), (5, 9)])
+    run(tracker, [ana] * 8)
+    for t in tracker.board.trains["Ana"]:
+        tracker.claim(t.id, "Ana")
+    # the detector also sees a "5|5" across the two touching 5 halves
+    junction = (np.mean(ana[0].corners, axis=0) + np.mean(ana[1].corners, axis=0)) / 2
+    phantom = tile(junction, 90, (5, 5))
+    run(tracker, [[*ana, phantom]] * 8, t0=1.0)
+    assert readings(tracker.board, "Ana") == [(12, 5), (5, 9)]
+    assert tracker.board.loose == ()
+    # a real tile laid beyond the end is still followed
+    nxt = lay_train(1, [(12, 5), (5, 9), (9, 3)])[2]
+    run(tracker, [[*ana, phantom, nxt]] * 8, t0=2.0)
+    assert readings(tracker.board, "Ana") == [(12, 5), (5, 9), (9, 3)]
+
+
+def test_a_recorded_tile_whose_track_a_passing_hand_dragged_off_is_found_again() -> None:
+    tracker = Tracker(CAL)
+    laid = lay_train(1, [(12, 5)])[0]
+    run(tracker, [[laid]] * 8)
+    (first,) = tracker.board.trains["Ana"]
+    tracker.claim(first.id, "Ana")
+    c = np.mean(laid.corners, axis=0)
+    in_hand = blurred(tile(c + [W / 2, 0], 90, (8, 1)), sharp=0.3)
+    run(tracker, [[in_hand]] * 2, t0=1.0)  # a tile in a hand, seen blurred just beside it, for a moment
+    run(tracker, [[laid]] * 8, t0=1.2)  # the recorded tile is seen again where it always lay
+    (again,) = tracker.board.trains["Ana"]
+    assert again.reading == (12, 5)
+    assert tracker.claims == {again.id: "Ana"}  # the game's claim follows the tile, no stale second one
+
+
+@pytest.mark.parametrize(("turn", "aside"), [(30.0, 0.0), (40.0, 0.0), (20.0, 0.3)])
+def test_a_tile_laid_askew_in_an_empty_slot_starts_that_train_not_a_neighbours(turn: float, aside: float) -> None:
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 5)])  # slot 1; the Mexican train's slot 8 is next to it, empty
+    d = CAL.direction(8)
+    a = math.atan2(d[1], d[0]) + math.radians(turn)
+    u = np.array([math.cos(a), math.sin(a)])
+    inner = np.asarray(CAL.centre) + d * CAL.radius * 0.6 + np.array([-d[1], d[0]]) * aside * W
+    laid = tile(inner + u * (L / 2 + 2), math.degrees(a) + 180, (12, 7))
+    run(tracker, [[engine(), *ana, laid]] * 8)
+    assert readings(tracker.board, "Ana") == [(12, 5)]
+    assert readings(tracker.board, "mexican") == [(12, 7)]
