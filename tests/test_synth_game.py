@@ -175,3 +175,33 @@ def test_cli_writes_scenes_and_games(tmp_path: Path) -> None:
     assert main(["rules", "check", str(out / "table-log.json")]) == 0
     meta = json.loads((out / "game.json").read_text())
     assert meta["fps"] == 4.0 and meta["frames"] > 6
+
+
+@pytest.mark.parametrize("seed", [5000, 5004, 5006])
+def test_laid_tiles_stay_on_the_table_and_off_the_players_tiles(seed: int) -> None:
+    """Seeds whose trains once ran off the table, or over a player's row before a drawn tile was put
+    there: every train tile lies on the table, nothing lies on a player's tiles, and the hub's
+    end-to-end check finds the whole game in view."""
+    import cv2
+
+    from hub.watching import out_of_view
+
+    g = SyntheticGame(seed, width=320, height=240)
+    before_count = min(i.frame for i in g.inputs if i.act == "score") - 1
+    layout = g.layout_at(before_count)
+    t, d = g.table, g.dims
+    laid = [p for p in layout.pieces if p.train not in (None, "engine")]
+    assert len(laid) == sum(1 for s in g.table_log()["steps"] if s["act"] == "play" and "expect" not in s)
+    for p in laid:
+        c = p.footprint(d)
+        assert (c[:, 0] >= t.x0).all() and (c[:, 0] <= t.x1).all() and (c[:, 1] >= t.y0).all() and (
+            c[:, 1] <= t.y1).all(), f"{p.train}'s tile {p.position} lies off the table"
+    rows = [p for p in layout.pieces if p.owner is not None]
+    assert rows and all(p.face == "up" for p in rows)  # laid out for the count
+    others = [p for p in layout.pieces if p.owner is None]
+    for mine in rows:
+        for other in others:
+            shared, _ = cv2.intersectConvexConvex(mine.footprint(d).astype(np.float32),
+                                                  other.footprint(d).astype(np.float32))
+            assert shared < 0.02 * d.length * d.width, f"{mine.owner}'s tile {mine.values} lies under a tile"
+    assert out_of_view(g) is None

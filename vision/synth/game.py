@@ -49,7 +49,7 @@ from scorekeeper.actions import action_to_json
 from scorekeeper.simulate import SimStep, Simulator, random_players
 
 from .camera import Camera, look_at
-from .layout import ZONE_ID, Builder, Layout, Piece, Prop, Row, Table, make_hub, place_seats, rect
+from .layout import BONE_ID, ZONE_ID, Builder, Layout, Piece, Prop, Row, Table, make_hub, place_seats, rect, row_id
 from .palette import sample_style
 from .photometric import Degrade, sample_lighting
 from .props import SKIN, make_hand
@@ -149,12 +149,7 @@ class _Seat:
     sleeve: tuple[int, int, int] = (90, 60, 40)
     marker: tuple[int, int, int] = (40, 40, 200)  # the colour of this player's marker token
     hand_seed: int = 0
-
-    def free_place(self) -> int:
-        i = 0
-        while i in self.tiles:
-            i += 1
-        return i
+    ident: int = 0  # the occupancy id that keeps trains off this seat's tile places
 
 
 class SyntheticGame:
@@ -376,7 +371,8 @@ class SyntheticGame:
                                 self.dims.length * 2.4))
             self._seats[p] = _Seat(edge, inward, row, skin=SKIN[(self.seed + 2 * i) % len(SKIN)],
                                    sleeve=tuple(int(v) for v in rng.integers(20, 230, 3)),  # type: ignore[arg-type]
-                                   marker=MARKERS[i % len(MARKERS)], hand_seed=self.seed * 31 + i)
+                                   marker=MARKERS[i % len(MARKERS)], hand_seed=self.seed * 31 + i,
+                                   ident=row_id(i))
         # the boneyard: in the corner farthest from everyone's seat
         t = self.table
         corners = [np.array(c, float) for c in ((t.x0, t.y0), (t.x1, t.y0), (t.x1, t.y1), (t.x0, t.y1))]
@@ -390,6 +386,8 @@ class SyntheticGame:
         for piece in b.scatter([(t.low, t.high) for t in self.sim.boneyard], bone_c, bone_r, "down", overlap_share=0.1):
             self._boneyard[Tile.of(*piece.values)] = piece
         b.occ.mark_disc(bone_c, bone_r + self.dims.length * 0.4, ZONE_ID)
+        for piece in self._boneyard.values():  # the pile's own tiles stay hard to cross within its zone
+            b.occ.mark(piece.footprint(self.dims), BONE_ID)
         for p in self.players:
             seat = self._seats[p]
             for i, t in enumerate(self.sim.hands[p]):
@@ -398,6 +396,7 @@ class SyntheticGame:
                               "down", owner=p)
                 seat.tiles[i] = piece
                 self._pieces.append(piece)
+                b.occ.mark(rect(c, ang, self.dims.length, self.dims.width), seat.ident, grow=3.0)
         for train in (*self.players, MEXICAN):
             slot = next(k for k, v in self.slots.items() if v == train)
             b.start_train(train, slot)
@@ -424,10 +423,27 @@ class SyntheticGame:
         self._pieces.remove(piece)
         return piece
 
+    def _free_place(self, player: str) -> int:
+        """The first empty place in the seat's rows that lies on the table with nothing else on it
+        (a train may have grown across a far line of the rows before the player needed it)."""
+        seat, d, occ = self._seats[player], self.dims, self.builder.occ
+        i = 0
+        while True:
+            if i not in seat.tiles:
+                c, ang = seat.row.place(i)
+                on_table = self.table.inside_many(rect(c, ang, d.length, d.width)[None], 5.0)[0]
+                hits = occ.hits_many(c[None], np.array([ang]), d.length + 4, d.width + 4, seat.ident, soft=ZONE_ID)
+                if on_table and hits[0] == 0:
+                    return i
+            i += 1
+            if i > set_size(self.rules.set) + seat.row.per_line * 4:
+                raise RuntimeError(f"no free place left on the table for another of {player}'s tiles")
+
     def _to_row(self, player: str, piece: Piece) -> None:
         seat = self._seats[player]
-        i = seat.free_place()
+        i = self._free_place(player)
         c, ang = seat.row.place(i)
+        self.builder.occ.mark(rect(c, ang, self.dims.length, self.dims.width), seat.ident, grow=3.0)
         back = replace(piece, center=c + self.rng.normal(0, 1.2, 2), angle=ang + math.radians(self.rng.normal(0, 2.5)),
                        face="down", z=0.0, held=False, train=None, position=None, owner=player)
         seat.tiles[i] = back

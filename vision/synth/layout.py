@@ -3,7 +3,9 @@
 Trains grow out of the hub's slots with their tiles touching end to end. Each new tile keeps
 the heading when it can and otherwise turns (pivoting on the inside corner, so the tiles still
 touch) away from other tiles, the hub, the table's edge and the seats' counting zones, looking
-a few tiles ahead so a train does not run into a dead end. Doubles may lie across the train.
+a few tiles ahead and preferring the widest open stretch of table, so a train does not run into a
+dead end. A train boxed in anyway doubles back along itself or crosses a counting zone; it never
+leaves the table and never lies on a player's own tiles. Doubles may lie across the train.
 """
 
 from __future__ import annotations
@@ -172,6 +174,36 @@ class Occupancy:
 
 HUB_ID = -1
 ZONE_ID = -2  # seats' counting zones and the boneyard: trains keep out
+BONE_ID = -3  # the boneyard's tiles, inside its zone: even a boxed-in train keeps off them
+ROW_ID = -4  # ids ROW_ID, ROW_ID - 1, ...: the places of each seat's own tiles; nothing else may lie there
+
+
+def row_id(seat: int) -> int:
+    """The occupancy id of seat ``seat``'s tile places (a hard keep-out for trains)."""
+    return ROW_ID - seat
+
+
+@dataclass(frozen=True)
+class _Room:
+    """Open table round a train's end, on a coarse raster: the area (mm^2) of the open stretch each
+    cell belongs to, and each cell's distance (mm) to the nearest thing or the table's edge."""
+
+    origin: np.ndarray  # table mm of the raster's corner
+    cell: float
+    area: np.ndarray
+    clear: np.ndarray
+
+    def _cells(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h, w = self.area.shape
+        ix = np.clip(np.floor((pts[:, 0] - self.origin[0]) / self.cell).astype(np.intp), 0, w - 1)
+        iy = np.clip(np.floor((pts[:, 1] - self.origin[1]) / self.cell).astype(np.intp), 0, h - 1)
+        return iy, ix
+
+    def area_at(self, pts: np.ndarray) -> np.ndarray:
+        return self.area[self._cells(pts)]
+
+    def clear_at(self, pts: np.ndarray) -> np.ndarray:
+        return self.clear[self._cells(pts)]
 
 
 @dataclass
@@ -260,6 +292,34 @@ class Builder:
 
     _TURNS = np.array([0, 8, -8, 16, -16, 28, -28, 42, -42, 60, -60, 80, -80, 100, -100, 130, -130, 160, -160],
                       np.float64)
+    _BOXED = np.arange(-180.0, 180.1, 4.0)  # every turn, doubling back included: only when boxed in
+
+    _COARSE = 2  # the room ahead is judged on every second occupancy cell: quick, and fine enough
+
+    def _room(self, around: np.ndarray, reach: float, last_id: int) -> _Room:
+        """The open table within ``reach`` mm of ``around`` that a train could still grow into."""
+        occ, table, step = self.occ, self.layout.table, self._COARSE
+        cell = occ.CELL * step
+        h, w = occ.grid.shape
+        ci, cj = (around - np.array([occ.x0, occ.y0])) / occ.CELL
+        r = reach / occ.CELL
+        i0, i1 = max(0, int(ci - r)), min(w, int(ci + r) + 1)
+        j0, j1 = max(0, int(cj - r)), min(h, int(cj + r) + 1)
+        sub = occ.grid[j0:j1:step, i0:i1:step]
+        xs = occ.x0 + (np.arange(i0, i1, step) + 0.5) * occ.CELL
+        ys = occ.y0 + (np.arange(j0, j1, step) + 0.5) * occ.CELL
+        m = 20.0  # as far from the edge as a train tile must keep
+        on = ((ys[:, None] >= table.y0 + m) & (ys[:, None] <= table.y1 - m)
+              & (xs[None, :] >= table.x0 + m) & (xs[None, :] <= table.x1 - m))
+        mask = (on & ((sub == 0) | (sub == last_id))).astype(np.uint8)
+        clear = np.minimum(cv2.distanceTransform(mask, cv2.DIST_L2, 3), r) * cell  # no obstacle in view: huge
+        k = max(1, int(self.layout.dims.width * 0.4 / cell))
+        narrow = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)))
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(narrow, connectivity=8)
+        area = stats[:, cv2.CC_STAT_AREA].astype(np.float64) * cell**2
+        area[0] = 0.0  # the background: blocked
+        origin = np.array([occ.x0 + i0 * occ.CELL, occ.y0 + j0 * occ.CELL])
+        return _Room(origin, cell, area[labels], clear)
 
     def _choose(self, end: TrainEnd, along: float, across: bool) -> tuple[float, np.ndarray, float]:
         """The best free heading for the next tile: straight on if it can, turning as little as it must."""
@@ -282,13 +342,41 @@ class Builder:
         blocked = (self.occ.hits_many(c2, h3, d.length, d.width, end.last_id) > 0).astype(float)
         blocked += ~table.inside_many(rects(c2, h3, d.length, d.width), 20.0)
         ahead = blocked.reshape(3, -1).sum(axis=0)
-        cost = np.abs(deg) / 12.0 + 2.5 * ahead + self.rng.uniform(0, 0.6, len(deg))
-        if not free.any():  # boxed in: lie over as little as possible, never off the table
-            self.stuck += 1
-            hits = self.occ.hits_many(centers, headings, ln, wd, end.last_id, soft=ZONE_ID)
-            k = int(np.argmin(np.where(on_table, hits, np.inf))) if on_table.any() else 0
+        # the open stretch past the new tile's far end: a pocket too small for a few more tiles is a dead end
+        room = self._room(end.point, along + d.length * 6.5, end.last_id)
+        pocket = np.clip(1.0 - room.area_at(starts + u * (along + d.width * 0.6)) / (6 * d.length * d.width), 0.0, 1.0)
+        # and how close things crowd the way on: trains keep to open table rather than squeeze along others
+        k4 = np.array([1.0, 2.0, 4.0])[:, None, None]
+        gap = room.clear_at((starts[None] + u[None] * (along + d.length * k4)).reshape(-1, 2)).reshape(3, -1)
+        crowd = np.clip(1.0 - gap / (1.5 * d.length), 0.0, 1.0).sum(axis=0)
+        cost = (np.abs(deg) / 12.0 + 2.5 * ahead + 6.0 * pocket + 4.0 * crowd
+                + self.rng.uniform(0, 0.6, len(deg)))
+        if free.any():
+            k = int(np.argmin(np.where(free, cost, np.inf)))
             return float(headings[k]), starts[k], float(deg[k])
-        k = int(np.argmin(np.where(free, cost, np.inf)))
+        return self._boxed_in(end, along, across)
+
+    def _boxed_in(self, end: TrainEnd, along: float, across: bool) -> tuple[float, np.ndarray, float]:
+        """No turn is free: double back alongside the last tile if that is free, else lie over as little
+        as possible -- never off the table, never on a player's own tiles."""
+        self.stuck += 1
+        d = self.layout.dims
+        table = self.layout.table
+        deg = self._BOXED
+        headings = end.heading + np.radians(deg)
+        starts = self._starts_after(end, headings)
+        u = np.stack([np.cos(headings), np.sin(headings)], -1)
+        centers = starts + u * (along / 2)
+        ln, wd = (d.width, d.length) if across else (d.length, d.width)
+        on_table = table.inside_many(rects(centers, headings, ln, wd), 20.0)
+        hits = self.occ.hits_many(centers, headings, ln, wd, end.last_id, soft=ZONE_ID).astype(np.float64)
+        on_rows = self.occ.hits_many(centers, headings, ln, wd, end.last_id, ignore_from=BONE_ID) > 0
+        cost = hits + np.abs(deg) / 1000.0 + np.where(on_rows, 1e6, 0.0)
+        if not on_table.any():  # nothing lies wholly on the table: the one that lies nearest its middle
+            cost = np.linalg.norm(centers - table.center, axis=1)
+        else:
+            cost = np.where(on_table, cost, np.inf)
+        k = int(np.argmin(cost))
         return float(headings[k]), starts[k], float(deg[k])
 
     # ------------------------------------------------------------ loose tiles
