@@ -54,5 +54,5 @@ def test_a_game_set_up_from_the_page_is_filmed_and_the_host_answers_for_absent_p
         sub.drain()
         assert [e.action for e in undone] == [verdict.action]
     finally:
-        evening.stop()
+        evening.stop(timeout=30)  # the frame being drawn and read is finished first (slow on a loaded machine)
     assert not evening.is_alive() and evening.error is None
