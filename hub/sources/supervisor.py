@@ -157,8 +157,8 @@ class SupervisedSource(FrameSource):
         if (status, detail) == (self.status, self.detail) and status != "starting":
             return
         self.status, self.detail = status, detail
-        if status == "ok":
-            log.info("camera ok")
+        if status in ("ok", "starting"):
+            log.info("camera %s%s", status, f": {detail}" if detail else "")
         else:
             log.warning("camera %s: %s", status, detail)
         if self.bus is not None:
