@@ -9,12 +9,10 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from hub.commands.doctor import (
@@ -28,15 +26,6 @@ from hub.commands.doctor import (
 from hub.config import loads_config
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
 
 
 def test_a_pi_is_told_by_its_device_tree_model(tmp_path: Path) -> None:

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from hub.config import loads_config
@@ -84,15 +83,6 @@ def listener(tmp_path: Path) -> Iterator[Listener]:
     ear = Listener(tmp_path / "notify.sock")
     yield ear
     ear.close()
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
 
 
 # -------------------------------------------------------------- notifier

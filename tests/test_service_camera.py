@@ -11,11 +11,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from hub.bus import Envelope
@@ -23,15 +22,6 @@ from hub.config import loads_config
 from hub.events import ActionApplied, ActionUndone, Question
 from hub.service import Notifier, Service
 from scorekeeper import Play, Start
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
 
 
 def config_for(tmp_path: Path, camera: str) -> str:
