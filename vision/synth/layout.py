@@ -321,17 +321,25 @@ class Builder:
         origin = np.array([occ.x0 + i0 * occ.CELL, occ.y0 + j0 * occ.CELL])
         return _Room(origin, cell, area[labels], clear)
 
-    def _choose(self, end: TrainEnd, along: float, across: bool) -> tuple[float, np.ndarray, float]:
-        """The best free heading for the next tile: straight on if it can, turning as little as it must."""
+    def _candidates(self, end: TrainEnd, deg: np.ndarray, along: float, across: bool) -> tuple[
+            np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float, np.ndarray]:
+        """The next tile turned by each of ``deg`` degrees: headings, start points, unit directions,
+        centres, its length and width as laid, and whether each lies wholly on the table."""
         d = self.layout.dims
-        table = self.layout.table
-        deg = self._TURNS + end.curl + self.rng.normal(0, 1.5, len(self._TURNS))
         headings = end.heading + np.radians(deg)
         starts = self._starts_after(end, headings)
         u = np.stack([np.cos(headings), np.sin(headings)], -1)
         centers = starts + u * (along / 2)
         ln, wd = (d.width, d.length) if across else (d.length, d.width)
-        on_table = table.inside_many(rects(centers, headings, ln, wd), 20.0)
+        on_table = self.layout.table.inside_many(rects(centers, headings, ln, wd), 20.0)
+        return headings, starts, u, centers, ln, wd, on_table
+
+    def _choose(self, end: TrainEnd, along: float, across: bool) -> tuple[float, np.ndarray, float]:
+        """The best free heading for the next tile: straight on if it can, turning as little as it must."""
+        d = self.layout.dims
+        table = self.layout.table
+        deg = self._TURNS + end.curl + self.rng.normal(0, 1.5, len(self._TURNS))
+        headings, starts, u, centers, ln, wd, on_table = self._candidates(end, deg, along, across)
         free = (self.occ.hits_many(centers, headings, ln, wd, end.last_id) == 0) & on_table
         if not free.any():  # boxed in: cross a reserved zone rather than another tile
             free = (self.occ.hits_many(centers, headings, ln, wd, end.last_id, soft=ZONE_ID) == 0) & on_table
@@ -360,15 +368,9 @@ class Builder:
         """No turn is free: double back alongside the last tile if that is free, else lie over as little
         as possible -- never off the table, never on a player's own tiles."""
         self.stuck += 1
-        d = self.layout.dims
         table = self.layout.table
         deg = self._BOXED
-        headings = end.heading + np.radians(deg)
-        starts = self._starts_after(end, headings)
-        u = np.stack([np.cos(headings), np.sin(headings)], -1)
-        centers = starts + u * (along / 2)
-        ln, wd = (d.width, d.length) if across else (d.length, d.width)
-        on_table = table.inside_many(rects(centers, headings, ln, wd), 20.0)
+        headings, starts, _, centers, ln, wd, on_table = self._candidates(end, deg, along, across)
         hits = self.occ.hits_many(centers, headings, ln, wd, end.last_id, soft=ZONE_ID).astype(np.float64)
         on_rows = self.occ.hits_many(centers, headings, ln, wd, end.last_id, ignore_from=BONE_ID) > 0
         cost = hits + np.abs(deg) / 1000.0 + np.where(on_rows, 1e6, 0.0)
