@@ -13,7 +13,7 @@ from hub.calibration import Calibration, assign_trains
 from hub.events import AlertCleared, HandCounts, IllegalAction, Question, QuestionClosed
 from hub.reconciler import NONE_OF_THESE, Reconciler
 from hub.table import Table
-from hub.tracker import Board, BoardChange, SeenTile
+from hub.tracker import Board, BoardChange, SeenTile, Tracker
 from scorekeeper import Play, Score, Start
 from scorekeeper.store import Store
 
@@ -80,6 +80,14 @@ def started(rules: str = "dominos-cc") -> Harness:
     (question,) = h.seen_events(Question)
     h.rec.answer(question.id, question.choices[0])
     return h
+
+
+def started_with_tracker() -> tuple[Harness, Tracker]:
+    """A started round whose reconciler claims tiles in a real tracker, as in the pipeline."""
+    h = started()
+    tracker = Tracker(CAL)
+    h.rec.tracker = tracker
+    return h, tracker
 
 
 def test_the_engine_in_the_hub_asks_who_goes_first_offering_the_presets_choice() -> None:
@@ -261,11 +269,7 @@ def test_an_answer_that_is_no_choice_is_refused() -> None:
 
 
 def test_where_two_trains_meet_the_table_is_asked_which_one_a_tile_was_laid_on() -> None:
-    from hub.tracker import Tracker
-
-    h = started()
-    tracker = Tracker(CAL)
-    h.rec.tracker = tracker
+    h, tracker = started_with_tracker()
     ana_first = seen(2, sure(12), sure(5))
     h.see(board({"Ana": [ana_first]}, ENGINE))
     assert h.actions[-1] == Play("Ana", (5, 12), "Ana") and tracker.claims == {2: "Ana"}
@@ -293,11 +297,7 @@ def test_a_new_game_set_up_on_the_page_starts_from_what_is_on_the_table() -> Non
 
 
 def test_a_tile_lying_on_a_recorded_one_is_a_second_look_at_it_not_a_play() -> None:
-    from hub.tracker import Tracker
-
-    h = started()
-    tracker = Tracker(CAL)
-    h.rec.tracker = tracker
+    h, tracker = started_with_tracker()
     first = seen(2, sure(12), sure(5), centre=(500, 400))
     h.see(board({"Ana": [first]}, ENGINE))
     assert tracker.claims == {2: "Ana"}
@@ -310,11 +310,7 @@ def test_a_tile_lying_on_a_recorded_one_is_a_second_look_at_it_not_a_play() -> N
 
 
 def test_a_second_track_of_a_recorded_tile_takes_no_claim() -> None:
-    from hub.tracker import Tracker
-
-    h = started()
-    tracker = Tracker(CAL)
-    h.rec.tracker = tracker
+    h, tracker = started_with_tracker()
     first = seen(2, sure(12), sure(5), centre=(500, 400))
     h.see(board({"Ana": [first]}, ENGINE))
     twin = seen(7, sure(12), sure(5), centre=(500, 402))  # the detector found the same tile twice
