@@ -290,13 +290,6 @@ class PipelineHandle:
     def submit(self, action: Input, source: str) -> Future:
         return self.pipeline.submit(action, source)
 
-    def answer_question(self, question_id: int, answer: str, timeout: float = 5.0) -> Verdict | None:
-        """A phone's answer to "Was that 7|11?" (the web page's ``answer_question`` hook).
-
-        Raises KeyError when the question is no longer open, ValueError for an answer it cannot use.
-        """
-        return self.submit(Answer(question_id, answer), "web").result(timeout)
-
     def stop(self, timeout: float = 5.0) -> None:
         self.pipeline.stop()
         if self._thread.is_alive():

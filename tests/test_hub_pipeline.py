@@ -8,7 +8,7 @@ import pytest
 
 from hub.bus import EventBus
 from hub.events import Question
-from hub.pipeline import StartRound, start_pipeline
+from hub.pipeline import Answer, StartRound, start_pipeline
 from hub.sources.synthetic import SyntheticSource
 from hub.table import Table
 from hub.watching import LiveRecording, calibrate, truth_reader
@@ -39,7 +39,7 @@ def test_the_threaded_pipeline_asks_who_starts_takes_the_answer_and_stops() -> N
         assert verdict is not None and verdict.ok
         assert table.state().phase == "playing" and table.state().engine == 12  # type: ignore[union-attr]
         with pytest.raises(KeyError):
-            handle.answer_question(question.id, start.first)  # answered already: no longer open
+            handle.submit(Answer(question.id, start.first), "phone").result(timeout=5)  # answered already: closed
         assert handle.is_alive()
     finally:
         handle.stop()
