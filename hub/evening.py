@@ -94,7 +94,7 @@ class SimulatedHost:
             self.pipeline.table.clear_alert(drifted, "dismissed")
             self.say(f"  host: {pending.question.text} -> {NONE_OF_THESE} (the hub's game has drifted from the table)")
             return
-        answer = answer_from_truth(self.pipeline, self.source.truth(frame_index))
+        answer = answer_from_truth(self.pipeline, self.source.truth(frame_index), self.source.table_log()["steps"])
         if answer is None:
             return
         try:

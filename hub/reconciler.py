@@ -204,12 +204,17 @@ class Reconciler:
                     engine: int | None = None) -> Verdict:
         """The table says who goes first: start the round with the engine the camera saw.
 
-        ``engine`` is used only when the camera has not seen one (the phone then says which).
+        ``engine`` is the one the phone names: it is used when the camera has not seen one, and
+        refused when the camera sees another (the table must fix the hub or answer the question).
         """
         game = self.table.game
         if game is None:
             raise RuntimeError("no game is set up")
-        value = self.round.engine if self.round.engine is not None else engine
+        seen = self.round.engine
+        if seen is not None and engine is not None and seen != engine:
+            raise ValueError(f"the camera sees {seen}|{seen} in the hub, not {engine}|{engine}: "
+                             "put the right engine in the hub, or answer its question")
+        value = seen if seen is not None else engine
         if value is None:
             raise ValueError("the camera has not seen the engine in the hub: say which double it is")
         start = self._start(game, value, first)

@@ -331,8 +331,31 @@ class Journal:
 
 
 # ------------------------------------------------------------------ watching
-def answer_from_truth(pipeline: Pipeline, truth: FrameTruth) -> str | None:
-    """What a player at the table would answer to the open tile question (None: no tile question)."""
+def laid_by(true_steps: Sequence[Mapping[str, Any]], done: int) -> dict[tuple[str, int], str]:
+    """Who laid the tile lying at each (train, position) once the first ``done`` true steps are done.
+
+    An illegal tile lies where the train's next tile goes until it is taken back, so it is the
+    layer of that place until a legal play takes it.
+    """
+    trains: dict[str, list[str]] = {}
+    trying: dict[tuple[str, int], str] = {}
+    for step in true_steps[:done]:
+        if step["act"] == "start":
+            trains, trying = {}, {}
+        elif step["act"] == "play":
+            laid = trains.setdefault(step["train"], [])
+            if "expect" in step:
+                trying[(step["train"], len(laid))] = step["player"]
+            else:
+                laid.append(step["player"])
+    return {**trying, **{(t, i): p for t, players in trains.items() for i, p in enumerate(players)}}
+
+
+def answer_from_truth(pipeline: Pipeline, truth: FrameTruth, true_steps: Sequence[Mapping[str, Any]]) -> str | None:
+    """What a player at the table would answer to the open tile question (None: no tile question).
+
+    Asked whether a tile was laid by someone, they say no when someone else laid it.
+    """
     from hub.reconciler import NONE_OF_THESE
     from scorekeeper import Play
 
@@ -342,11 +365,13 @@ def answer_from_truth(pipeline: Pipeline, truth: FrameTruth) -> str | None:
         return None
     game = pipeline.table.game
     laid = {(t.train, t.position): t.values for t in truth.tiles if t.face == "up" and t.train is not None}
+    layers = laid_by(true_steps, truth.steps) if ", laid by " in pending.question.text else {}
     for choice, action in pending.options.items():  # the choice naming the tile that really lies there
         if isinstance(action, Play) and game is not None:
-            values = laid.get((action.train, len(game.trains.get(action.train, ()))))
+            place = (action.train, len(game.trains.get(action.train, ())))
+            values = laid.get(place)
             if values is not None and sorted(values) == sorted(action.tile):
-                return choice
+                return choice if layers.get(place, action.player) == action.player else NONE_OF_THESE
     values = laid.get((pending.train, pending.index))
     return NONE_OF_THESE if values is None else f"{values[0]}|{values[1]}"  # typed in on the phone
 
@@ -411,6 +436,7 @@ def watch(
     pipeline.source.open()
     if resume_from:
         _skip_to(pipeline.source, resume_from)
+    true_steps = recording.table_log()["steps"]
     laid_at: dict[int, float] = {}  # true illegal step -> game time the player let go of its tile
     flagged_at: list[tuple[float, dict[str, Any]]] = []
     started = time.perf_counter()
@@ -446,7 +472,7 @@ def watch(
                 laid_at[truth.steps - 1] = truth.time
             for verdict in pipeline.last_verdicts:
                 note(verdict, frame.timestamp, frame.index)
-            answer = answer_from_truth(pipeline, truth)
+            answer = answer_from_truth(pipeline, truth, true_steps)
             if answer is not None:
                 report.questions += 1
                 pending = pipeline.reconciler.pending

@@ -11,7 +11,7 @@ import os
 import pytest
 
 from hub.sources.synthetic import SyntheticSource
-from hub.watching import LiveRecording, model_reader, out_of_view, truth_reader, watch
+from hub.watching import LiveRecording, laid_by, model_reader, out_of_view, truth_reader, watch
 from scorekeeper.tablelog import check, parse
 from vision.onnx_session import ModelMissingError
 
@@ -54,3 +54,21 @@ def test_games_through_the_real_models(seed: int) -> None:
     assert report.false_alerts == 0
     assert report.illegal_flagged == report.illegal_true
     assert all(d <= 1.0 for d in report.flag_delays)
+
+
+def test_the_simulated_player_knows_who_laid_each_tile() -> None:
+    """The harness answers "laid by X?" from the true log: legal plays stay, a tried illegal tile only until
+    the next legal play on that train takes its place, and a new round starts with empty trains."""
+    steps = [
+        {"act": "start", "engine": 12, "first": "Ann", "hands": 15},
+        {"act": "play", "player": "Ann", "tile": [12, 3], "train": "Ann"},
+        {"act": "play", "player": "Ben", "tile": [12, 5], "train": "Ann", "expect": {"illegal": "train-closed"}},
+        {"act": "play", "player": "Ben", "tile": [12, 5], "train": "Ben"},
+        {"act": "play", "player": "Cy", "tile": [3, 4], "train": "Ann", "expect": {"illegal": "train-closed"}},
+    ]
+    assert laid_by(steps, 3) == {("Ann", 0): "Ann", ("Ann", 1): "Ben"}
+    assert laid_by(steps, 5) == {("Ann", 0): "Ann", ("Ann", 1): "Cy", ("Ben", 0): "Ben"}
+    steps.append({"act": "play", "player": "Cy", "tile": [3, 7], "train": "Ann"})
+    assert laid_by(steps, 6)[("Ann", 1)] == "Cy"
+    steps.append({"act": "start", "engine": 11, "first": "Ben", "hands": 15})
+    assert laid_by(steps, 7) == {}

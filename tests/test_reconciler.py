@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
@@ -113,6 +114,15 @@ def test_where_the_table_says_who_starts_the_phones_answer_starts_the_round() ->
     verdict = h.rec.start_round("Cy", "web")
     assert verdict.ok and h.actions == [Start(12, "Cy", {"Ana": 16, "Ben": 16, "Cy": 16})]
     assert [e.id for e in h.seen_events(QuestionClosed)] == [question.id]
+
+
+def test_a_phone_naming_another_engine_than_the_camera_sees_is_refused() -> None:
+    h = Harness("classic")
+    h.see(board(engine=ENGINE))
+    with pytest.raises(ValueError, match=re.escape("camera sees 12|12 in the hub, not 11|11")):
+        h.rec.start_round("Cy", "web", engine=11)
+    assert h.actions == []
+    assert h.rec.start_round("Cy", "web", engine=12).ok  # the same engine as the camera's is fine
 
 
 def test_an_old_engine_left_in_the_hub_does_not_start_a_round() -> None:
