@@ -163,3 +163,21 @@ def test_the_size_is_judged_only_on_enough_sure_tiles() -> None:
     assert side_for(_found(20.0, n=2), 1.0, 640) == 640
     assert side_for(_found(20.0, score=0.4), 1.0, 640) == 640
     assert side_for(_found(20.0), 0.5, 640) == 1152  # frame pixels are scaled to input pixels
+
+
+def test_the_model_card_says_which_targets_are_missed_and_by_how_much() -> None:
+    from vision.eval_run import SetResult
+    from vision.train.card import targets_markdown
+
+    synthetic = Tally(truth_tiles=1000, found=990, detections=1000, true_detections=996, halves=2000,
+                      halves_correct=1988, tiles_up=1000, tiles_exact=991)
+    real = Tally(truth_tiles=100, found=96)
+    text = targets_markdown([SetResult("synthetic held-out", synthetic, 1.0, ""),
+                             SetResult("real-dev photos", real, 1.0, "")])
+    lines = dict(line.split(": ", 1) for line in text.splitlines())
+    assert lines["- synthetic held-out, tile recall"] == "0.990 against a target of 0.995: **MISSED by 0.005**"
+    assert lines["- synthetic held-out, tile precision"].endswith(": met")
+    assert lines["- synthetic held-out, half accuracy"].endswith("**MISSED by 0.001**")
+    assert lines["- synthetic held-out, exact tile accuracy"].endswith(": met")
+    assert lines["- real-dev photos, tile recall"].endswith(": met")
+    assert lines["- real-dev photos, half accuracy"] == "not measured (target 0.95)"

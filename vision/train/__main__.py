@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__)
     p.add_argument("--scenes", type=int, default=2000, help="training scenes (seeds 0..N-1)")
-    p.add_argument("--det-steps", type=int, default=14000)
-    p.add_argument("--reader-steps", type=int, default=4500)
+    p.add_argument("--det-steps", type=int, default=24000)
+    p.add_argument("--reader-steps", type=int, default=5000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache", type=Path, default=ROOT / "var" / "train-cache")
     p.add_argument("--out", type=Path, default=MODELS_DIR)
@@ -62,11 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     log(f"{len(samples)} scenes, {n_tiles} tiles, {len(context)} readable tile patches")
 
     t1 = time.perf_counter()
-    det = train_detector(samples, args.det_steps, seed=args.seed, log=log)
+    workers = 1 if args.threads > 1 else 0  # a batch-making process beside torch pays off only with a core to spare
+    det = train_detector(samples, args.det_steps, seed=args.seed, workers=workers, log=log)
     export_detector(det, args.out / "tile_detector.onnx")
     t_det = time.perf_counter() - t1
     t2 = time.perf_counter()
-    rd = train_reader(context, values, args.reader_steps, seed=args.seed, log=log)
+    rd = train_reader(context, values, args.reader_steps, seed=args.seed, workers=workers, log=log)
     export_reader(rd, args.out / "pip_reader.onnx")
     t_reader = time.perf_counter() - t2
     t_train = time.perf_counter() - t0
