@@ -241,6 +241,7 @@ class WatchReport:
     illegal_true: int = 0
     illegal_flagged: int = 0
     false_alerts: int = 0
+    false_alert_kinds: dict[str, int] = field(default_factory=dict)  # "draw not-your-turn": count
     flag_delays: list[float] = field(default_factory=list)  # game seconds from the tile lying alone to its alert
     questions: int = 0
     engine_from_phone: int = 0  # rounds started with an engine the camera had not read
@@ -283,7 +284,11 @@ def compare(report: WatchReport, true_log: Mapping[str, Any], observed: Mapping[
     matched_t = {i for block in blocks for i in range(block.a, block.a + block.size)}
     report.illegal_true = sum('"expect"' in s for s in t)
     report.illegal_flagged = sum('"expect"' in s for i, s in enumerate(t) if i in matched_t)
-    report.false_alerts = sum('"expect"' in s for j, s in enumerate(o) if j not in matched_o)
+    false = [observed["steps"][j] for j, s in enumerate(o) if j not in matched_o and '"expect"' in s]
+    report.false_alerts = len(false)
+    for step in false:
+        kind = f"{step['act']} {step['expect']['illegal']}"
+        report.false_alert_kinds[kind] = report.false_alert_kinds.get(kind, 0) + 1
     rules = rules_from_spec(true_log["rules"])
 
     def round_scores(doc: Mapping[str, Any]) -> list[dict[str, int]]:

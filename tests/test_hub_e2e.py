@@ -11,7 +11,7 @@ import os
 import pytest
 
 from hub.sources.synthetic import SyntheticSource
-from hub.watching import LiveRecording, laid_by, model_reader, out_of_view, truth_reader, watch
+from hub.watching import LiveRecording, WatchReport, compare, laid_by, model_reader, out_of_view, truth_reader, watch
 from scorekeeper.tablelog import check, parse
 from vision.onnx_session import ModelMissingError
 
@@ -72,3 +72,18 @@ def test_the_simulated_player_knows_who_laid_each_tile() -> None:
     assert laid_by(steps, 6)[("Ann", 1)] == "Cy"
     steps.append({"act": "start", "engine": 11, "first": "Ben", "hands": 15})
     assert laid_by(steps, 7) == {}
+
+
+def test_false_alerts_are_counted_by_kind() -> None:
+    """An illegal step the hub saw that did not happen is a false alert, named by its act and code."""
+    start = {"act": "start", "engine": 12, "first": "Ana", "hands": {"Ana": 15, "Ben": 15}}
+    play = {"act": "play", "player": "Ana", "tile": [12, 3], "train": "Ana"}
+    stray = {"act": "draw", "player": "Ben", "expect": {"illegal": "not-your-turn"}}
+    true_log = {"rules": "classic", "players": ["Ana", "Ben"], "steps": [start, play]}
+    report = WatchReport("t")
+    compare(report, true_log, {**true_log, "steps": [start, stray, play, stray]})
+    assert report.false_alerts == 2 and report.false_alert_kinds == {"draw not-your-turn": 2}
+    assert not report.equal
+    report = WatchReport("t")
+    compare(report, true_log, true_log)
+    assert report.equal and report.false_alerts == 0 and report.false_alert_kinds == {}

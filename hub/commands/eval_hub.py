@@ -16,6 +16,7 @@ import argparse
 import json
 import platform
 import sys
+from collections import Counter
 from datetime import date
 from pathlib import Path
 
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         "games_ok": ok,
         "logs_equal": sum(r.equal for r in reports),
         "false_alerts": sum(r.false_alerts for r in reports),
+        "false_alert_kinds": dict(sum((Counter(r.false_alert_kinds) for r in reports), Counter()).most_common()),
         "illegal_flagged": sum(r.illegal_flagged for r in reports),
         "illegal_true": sum(r.illegal_true for r in reports),
         "slowest_flag_s": round(max(delays), 3) if delays else None,
@@ -92,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "report.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     print(f"\n{ok}/{len(reports)} games fully right ({args.reader} reader, {args.width}x{args.height}): "
-          f"{summary['logs_equal']} table logs equal, {summary['false_alerts']} false alerts, "
+          f"{summary['logs_equal']} table logs equal, {summary['false_alerts']} false alerts "
+          f"({', '.join(f'{n} {k}' for k, n in summary['false_alert_kinds'].items()) or 'none'}), "
           f"{summary['illegal_flagged']}/{summary['illegal_true']} illegal plays flagged "
           f"(slowest {summary['slowest_flag_s']} s), {summary['scores_equal']} round scores equal, "
           f"{summary['questions']} questions; {len(skipped)} games skipped (tiles outside the frame)")

@@ -51,8 +51,9 @@ def print_report(report: WatchReport, out: Any = sys.stdout) -> None:
     for e in r.input_errors[:5]:
         print(f"  press refused: {e}", file=out)
     delays = f", slowest {max(r.flag_delays):.2f} s" if r.flag_delays else ""
-    print(f"  illegal plays: {r.illegal_flagged}/{r.illegal_true} flagged{delays}; false alerts: {r.false_alerts}",
-          file=out)
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(r.false_alert_kinds.items(), key=lambda kv: -kv[1]))
+    print(f"  illegal plays: {r.illegal_flagged}/{r.illegal_true} flagged{delays}; false alerts: {r.false_alerts}"
+          + (f" ({kinds})" if kinds else ""), file=out)
     print(f"  round scores from the camera: {'equal to the truth' if r.scores_equal else 'DIFFERENT'}; "
           f"questions asked: {r.questions}; engines given by phone: {r.engine_from_phone}; "
           f"alerts left showing: {r.alerts_left}; false knocks: {r.knocks}", file=out)
