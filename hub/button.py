@@ -99,7 +99,9 @@ class TableButton:
         except NoGame as e:
             self._refuse(str(e))
             return
-        if verdict.error is not None:
+        if verdict.waiting:
+            log.info("button: %s's pass waits for the camera's question to be answered", state.turn)
+        elif verdict.error is not None:
             self._refuse(verdict.error.message)
         else:
             log.info("button: %s passed", state.turn)

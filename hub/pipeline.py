@@ -235,6 +235,7 @@ class Pipeline:
         changes = self.tracker.update(detections, frame.timestamp)
         asked_before = self.reconciler.pending
         self.last_verdicts = self.reconciler.update(self.tracker.board, changes)
+        self.last_verdicts += self.reconciler.take_released()  # presses that waited for a question
         done = time.perf_counter()
         asked = self.reconciler.pending is not None and self.reconciler.pending is not asked_before
         if self.last_verdicts or asked:
@@ -261,6 +262,7 @@ class Pipeline:
     def stop(self) -> None:
         self._stop.set()
         self.source.close()
+        self.table.hold_presses(False)  # no answer comes from a stopped camera: what waited is judged now
 
 
 class PipelineHandle:

@@ -127,6 +127,9 @@ class Reconciler:
         self.board: Board | None = None
         self._game_id: int | None = table.game_id
         self._last_play: tuple[int, Play, float] | None = None  # (tile id, play, game time) the camera last recorded
+        # verdicts on presses that waited for a question, not yet taken; a new camera loop has no question
+        # open, so nothing waits on an old loop's question
+        self.released: list[Verdict] = table.hold_presses(False)
 
     # ------------------------------------------------------------- the camera
     def update(self, board: Board, changes: Sequence[BoardChange]) -> list[Verdict]:
@@ -458,6 +461,8 @@ class Reconciler:
         state = self.table.state()
         index = None if train is None or state is None else len(state.trains.get(train, ()))
         self.pending = PendingQuestion(question, tile_id, train, index, MappingProxyType(dict(options)))
+        if tile_id is not None:
+            self.table.hold_presses(True)
         self.table.bus.publish(question)
 
     def _still_open(self, board: Board) -> bool:
@@ -470,9 +475,20 @@ class Reconciler:
         return state.phase == "playing" and len(state.trains.get(pending.train or "", ())) == pending.index
 
     def _close_question(self, answer: str | None) -> None:
-        if self.pending is not None:
-            self.table.bus.publish(QuestionClosed(self.pending.question.id, answer))
-            self.pending = None
+        """Close the open question; the presses that waited for it are judged now (their verdicts are
+        published, and kept in ``released`` for whoever drives the camera loop)."""
+        pending = self.pending
+        if pending is None:
+            return
+        self.pending = None
+        self.table.bus.publish(QuestionClosed(pending.question.id, answer))
+        if pending.tile_id is not None:
+            self.released += self.table.hold_presses(False)
+
+    def take_released(self) -> list[Verdict]:
+        """The verdicts on presses that waited for a question since the last call."""
+        out, self.released = self.released, []
+        return out
 
     def answer(self, question_id: int, answer: str, source: str = "web") -> Verdict | None:
         """A phone's answer: one of the question's choices, or any tile written ``a|b``."""
@@ -482,14 +498,16 @@ class Reconciler:
         action = pending.options.get(answer)
         if action is None and answer != NONE_OF_THESE:
             action = self._parse_answer(answer, pending)
-        self._close_question(answer)
+        verdict = None
         if action is None:
             if pending.tile_id is not None:
                 self.round.ignored.add(pending.tile_id)
-            return None
-        # the tile the camera saw is the one played only if the answer is one of its readings
-        seen = pending.tile_id if answer in pending.options else None
-        return self._record(seen, action, source)
+        else:  # recorded before the question closes, so the presses that waited for it come after it
+            # the tile the camera saw is the one played only if the answer is one of its readings
+            seen = pending.tile_id if answer in pending.options else None
+            verdict = self._record(seen, action, source)
+        self._close_question(answer)
+        return verdict
 
     def _parse_answer(self, answer: str, pending: PendingQuestion) -> Action:
         game = self.table.game

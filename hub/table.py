@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from scorekeeper import MEXICAN, Action, Game, GameState, IllegalPlay, Play, rules_from_spec
+from scorekeeper import MEXICAN, Action, Code, Draw, Game, GameState, IllegalPlay, Pass, Play, rules_from_spec
 from scorekeeper.store import Store
 
 from .bus import EventBus
@@ -39,6 +39,7 @@ class Verdict:
     error: IllegalPlay | None
     seq: int | None = None
     alert: Alert | None = None
+    waiting: bool = False  # held until the camera's question is answered (``Table.hold_presses``)
 
     @property
     def ok(self) -> bool:
@@ -57,6 +58,8 @@ class Table:
         self.game_id: int | None = None
         self.rules_spec: Any = None
         self.game: Game | None = None
+        self._holding = False
+        self._waiting: list[tuple[Action, str]] = []
 
     # ------------------------------------------------------------ lifecycle
     def resume(self) -> bool:
@@ -68,6 +71,7 @@ class Table:
             stored = self.store.load(game_id)
             self.game_id, self.rules_spec, self.game = game_id, stored.rules_spec, stored.replay()
             self.alerts.clear()
+            self._holding, self._waiting = False, []
             state = self.game.state()
         self.bus.publish(GameOpened(game_id, state))
         return True
@@ -81,6 +85,7 @@ class Table:
             self.game_id = self.store.new_game(rules_spec, players)
             self.rules_spec, self.game = rules_spec, game
             self.alerts.clear()
+            self._holding, self._waiting = False, []
             state = game.state()
             game_id = self.game_id
         self.bus.publish(GameOpened(game_id, state))
@@ -93,6 +98,7 @@ class Table:
             state = game.state()
             self.game_id, self.game = None, None
             self.alerts.clear()
+            self._holding, self._waiting = False, []
         self.bus.publish(GameEnded(game_id, state))
         return state
 
@@ -111,11 +117,30 @@ class Table:
             game, _ = self._need_game()
             return game.check(action)
 
+    def hold_presses(self, on: bool) -> list[Verdict]:
+        """While the camera asks which tile was just laid, a draw or pass refused as out of turn waits.
+
+        The answer may be the play that makes it that player's turn: judged now, the press would be
+        a false alarm. When the hold ends (the question is answered or dropped) the presses that
+        waited are judged in order, and one still refused then raises an alert, since the phone
+        that pressed was told only to wait. They wait in memory, never longer than the question.
+        """
+        with self._lock:
+            self._holding = on
+            if on:
+                return []
+            waiting, self._waiting = self._waiting, []
+        return [self.submit(action, source) for action, source in waiting]
+
     def submit(self, action: Action, source: str, alert: bool = True) -> Verdict:
         """Judge an action; store and publish it when legal, raise an alert when not."""
         with self._lock:
             game, game_id = self._need_game()
             error = game.check(action)
+            if (error is not None and self._holding and isinstance(action, (Draw, Pass))
+                    and error.code is Code.NOT_YOUR_TURN):
+                self._waiting.append((action, source))
+                return Verdict(action, error, waiting=True)
             if error is None:
                 seq = self.store.append(game_id, action)
                 game.push(action)

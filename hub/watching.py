@@ -483,6 +483,8 @@ def watch(
                 pending = pipeline.reconciler.pending
                 assert pending is not None
                 note(pipeline.apply(Answer(pending.question.id, answer), "phone"), frame.timestamp, frame.index)
+                for verdict in pipeline.reconciler.take_released():  # presses that waited for that answer
+                    note(verdict, frame.timestamp, frame.index)
             due = [(at, k, inp) for at in range(fed + 1, frame.index + 1)  # a camera that lost frames loses no presses
                    for k, inp in enumerate(recording.inputs_at(at)) if not (at == resume_from and k < skip_inputs)]
             queue, waiting = [*waiting, *due], []

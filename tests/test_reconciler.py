@@ -15,7 +15,7 @@ from hub.events import AlertCleared, HandCounts, IllegalAction, Question, Questi
 from hub.reconciler import NONE_OF_THESE, Reconciler
 from hub.table import Table
 from hub.tracker import Board, BoardChange, SeenTile, Tracker
-from scorekeeper import Play, Score, Start
+from scorekeeper import Code, Draw, Play, Score, Start
 from scorekeeper.store import Store
 
 PLAYERS = ["Ana", "Ben", "Cy"]
@@ -172,6 +172,34 @@ def test_an_unsure_reading_with_two_legal_answers_asks_and_waits() -> None:
     assert h.seen_events(QuestionClosed)[-1].answer == "12|6"
     h.see(board({"Ana": [unsure], "Ben": [ben]}, ENGINE))
     assert h.actions[-1] == Play("Ben", (3, 12), "Ben")
+
+
+def test_a_draw_pressed_while_the_camera_asks_about_the_last_tile_waits_for_the_answer() -> None:
+    """Ben draws while the phones are still asked which tile Ana laid: judged then, his draw would be a
+    false "not your turn"; it waits, and is recorded after Ana's play once the answer comes."""
+    h = started()
+    h.see(board({"Ana": [seen(2, sure(12), p((5, 0.5), (6, 0.47)))]}, ENGINE))
+    question = h.seen_events(Question)[-1]
+    waiting = h.table.submit(Draw("Ben"), "web", alert=False)
+    assert waiting.waiting and waiting.alert is None and len(h.actions) == 1
+    h.rec.answer(question.id, "12|6")
+    assert h.actions[1:] == [Play("Ana", (6, 12), "Ana"), Draw("Ben")]
+    (released,) = h.rec.take_released()
+    assert released.ok and h.rec.take_released() == []
+    assert h.seen_events(IllegalAction) == []
+
+
+def test_a_press_still_out_of_turn_once_the_question_is_answered_alerts_then() -> None:
+    h = started()
+    h.see(board({"Ana": [seen(2, sure(12), p((5, 0.5), (6, 0.47)))]}, ENGINE))
+    question = h.seen_events(Question)[-1]
+    assert h.table.submit(Draw("Cy"), "web", alert=False).waiting
+    h.rec.answer(question.id, NONE_OF_THESE)  # no play: it is still Ana's turn
+    (released,) = h.rec.take_released()
+    assert released.error is not None and released.error.code is Code.NOT_YOUR_TURN
+    assert released.alert is not None and h.seen_events(IllegalAction)[-1].alert == released.alert
+    assert len(h.actions) == 1
+    assert not h.table.submit(Draw("Cy"), "web", alert=False).waiting  # no question open: judged at once
 
 
 def test_an_illegal_play_alerts_and_clears_when_taken_back() -> None:

@@ -95,6 +95,17 @@ def test_state_holds_the_whole_game(hub):
     assert game["rules"]["preset"] == "classic" and game["scores"] == {"Ana": 0, "Ben": 0, "Cy": 0}
 
 
+def test_a_press_that_waits_for_the_cameras_question_is_accepted_for_later(hub):
+    start_game(hub)
+    hub.table.hold_presses(True)  # what the camera does while it asks which tile was just laid
+    r = post(hub, "/api/actions", {"act": "draw", "player": "Ben"})
+    assert r.status_code == 202 and r.json["waiting"] is True and r.json["action"] == {"act": "draw", "player": "Ben"}
+    assert state(hub)["game"]["turn"] == "Ana" and state(hub)["alerts"] == []
+    post(hub, "/api/actions", {"act": "play", "player": "Ana", "tile": [12, 5], "train": "Ana"})
+    (verdict,) = hub.table.hold_presses(False)  # the question is answered
+    assert verdict.ok and state(hub)["game"]["turn"] == "Ben"
+
+
 def test_events_stream_starts_with_the_model_then_catches_up_from_its_id(hub):
     start_game(hub)
     assert hub.live.drain()  # the page has taken in the new game (its subscriber runs on its own thread)

@@ -130,6 +130,8 @@ def submit() -> Response:
         raise BadInput("hands", str(e)) from None
     except RuntimeError as e:  # the camera cannot take it (no hub found, no hands counted)
         return error(409, "camera", str(e))
+    if verdict.waiting:  # the camera's open question may make it this player's turn: judged once answered
+        return with_model(202, waiting=True, action=action_json(verdict.action))
     if verdict.error is not None:
         alert = None if verdict.alert is None else alert_json(verdict.alert, alert_params(verdict.alert, before))
         return error(409, "illegal", verdict.error.message, None, code=verdict.error.code.value, alert=alert)

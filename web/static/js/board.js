@@ -175,7 +175,7 @@ document.getElementById("controls").addEventListener("click", async (e) => {
   } else {
     result = await send("/api/actions", { act, player: form.player.value });
   }
-  if (result.ok) toast(T("board.recorded"));
+  if (result.ok) toast(T(result.status === 202 ? "board.waiting" : "board.recorded"));
 });
 
 start(render);
