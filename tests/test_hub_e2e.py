@@ -34,14 +34,15 @@ REAL_GAMES = [int(s) for s in os.environ.get("HUB_E2E_SEEDS", "7").split(",")]
 REAL_FRAMES = int(os.environ.get("HUB_E2E_FRAMES", "420"))
 
 
-@pytest.mark.xfail(
-    reason="issue 4 open: the committed models read 0.938 of synthetic halves and find 0.958 of tiles "
-    "(targets 0.995), too few for a whole game to match; remove this mark once they meet the targets",
-    strict=False,
-)
 @pytest.mark.parametrize("seed", REAL_GAMES)
 def test_games_through_the_real_models(seed: int) -> None:
-    """The real ONNX models, not the truth: the first minutes of a game (the whole of it in ``eval hub``)."""
+    """The real ONNX models, not the truth: the first 420 frames (105 s of game) of game 7 match action
+    for action, with no false alert.
+
+    A guard against going backwards, not the issue's target. With the committed models the first 420
+    frames of seeds 1-8 match in 6 of 8 (seeds 4 and 8 do not: HUB_E2E_SEEDS=1,2,3,4,5,6,7,8), and
+    whole games, measured by ``domino-hub eval hub``, mostly do not (issue 4's models are the cause).
+    """
     try:
         read = model_reader(None, 2, 12)
     except ModelMissingError as e:
