@@ -181,3 +181,26 @@ def test_the_model_card_says_which_targets_are_missed_and_by_how_much() -> None:
     assert lines["- synthetic held-out, exact tile accuracy"].endswith(": met")
     assert lines["- real-dev photos, tile recall"].endswith(": met")
     assert lines["- real-dev photos, half accuracy"] == "not measured (target 0.95)"
+
+
+def _maps(peaks: list[tuple[int, int, float]], length: float = 32.0, width: float = 16.0) -> np.ndarray:
+    """Raw detector output (8, 32, 32) with face-up peaks at cells (x, y) of the given logits, all lying along x."""
+    out = np.zeros((8, 32, 32), np.float32)
+    out[:2] = -10.0
+    out[4], out[6], out[7] = 1.0, np.log(length), np.log(width)  # cos 2a = 1: the long axis along x
+    for x, y, logit in peaks:
+        out[0, y, x] = logit
+    return out
+
+
+def test_a_ghost_over_the_joint_of_two_tiles_is_dropped_but_a_neighbour_is_kept() -> None:
+    """The detector sometimes fires between two tiles laid end to end; that ghost reads as a double made of
+    their touching halves (7|8 then 8|4 gives 8|8). Real tiles never lie on one another."""
+    from vision.detector import decode
+
+    # tiles 32 px long (8 cells of 4 px) touching end to end, and a weaker peak over their joint
+    found = decode(_maps([(10, 10, 3.0), (18, 10, 3.0), (14, 10, 0.0)]), 1.0, 0.35)
+    assert sorted(round(float(c.corners.mean(axis=0)[0])) for c in found) == [40, 72]
+    # over one tile only, half of it lies on nothing: a tile of its own, kept
+    found = decode(_maps([(10, 10, 3.0), (14, 10, 0.0)]), 1.0, 0.35)
+    assert len(found) == 2

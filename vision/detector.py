@@ -30,6 +30,7 @@ SCALE_LOW = 48.0  # median tile length (input px) under which the frame is looke
 SCALE_TARGET = 64.0  # the median tile length that larger look aims for
 MAX_SIDE_LIMIT = 1152  # never larger than this (time grows with the square)
 SURE = 0.5  # only confident detections measure the tiles' size
+COVERED = 0.7  # a detection lying this much on stronger ones is dropped: real tiles never lie on each other
 
 
 @dataclass(frozen=True)
@@ -74,11 +75,25 @@ def decode(out: np.ndarray, scale: float, threshold: float, max_tiles: int = 300
     # drop peaks whose centre sits in the middle of a stronger tile (duplicates), never neighbours
     core = rect_corners(corners.mean(axis=1), angle, 0.6 * length / scale, 0.6 * width / scale)
     inside = points_in_quads(corners.mean(axis=1), core)  # (P, N): centre p inside core n
+    inner = _inner_points(corners)
     keep: list[int] = []
     for i in range(len(score)):
-        if not any(inside[i, k] for k in keep):
-            keep.append(i)
+        if any(inside[i, k] for k in keep):
+            continue
+        if keep and points_in_quads(inner[i], corners[keep]).any(axis=1).mean() >= COVERED:
+            continue  # a ghost over the joint of two stronger tiles, which reads as a false double
+        keep.append(i)
     return [Candidate(corners[i], float(score[i]), "down" if face_down[i] else "up") for i in keep]
+
+
+def _inner_points(corners: np.ndarray) -> np.ndarray:
+    """(N, 15, 2): a 5x3 grid over the inner part of each quad (N, 4, 2), clear of its edges."""
+    u = np.linspace(0.1, 0.9, 5)[:, None, None]
+    v = np.array([0.25, 0.5, 0.75])[None, :, None]
+    a, b, c, d = (corners[:, None, None, k] for k in range(4))  # a->b short edge, b->c long edge, c->d, d->a
+    along_top = a + (d - a) * u  # corners[0]->corners[3] runs along the tile
+    along_bottom = b + (c - b) * u
+    return (along_top + (along_bottom - along_top) * v).reshape(len(corners), -1, 2)
 
 
 class OnnxTileDetector:

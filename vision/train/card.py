@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from vision.detector import MAX_SIDE_LIMIT, SCALE_LOW, SCALE_TARGET
+from vision.detector import COVERED, MAX_SIDE_LIMIT, SCALE_LOW, SCALE_TARGET
 from vision.eval_run import SetResult, confusion_markdown, metrics_table
 from vision.geometry import DET_MAX_SIDE, DET_STRIDE, HALF_PATCH, NUM_VALUES
 from vision.synthetic_sets import (
@@ -65,7 +65,9 @@ only on scenes from the renderer (`vision/synth`); the real photos are never see
 - **Output** `maps`: float32 (1, 8, H/{DET_STRIDE}, W/{DET_STRIDE}). Channels 0-1: face-up and face-down
   tile-centre heatmap logits; 2-3: the centre's offset within the cell (cells); 4-5: the long axis as
   (cos 2a, sin 2a); 6-7: log length and log width in input pixels. Decoding (`decode`) keeps 3x3
-  local maxima above 0.35 and drops a peak whose centre falls in the middle 60% of a stronger tile.
+  local maxima above 0.35, drops a peak whose centre falls in the middle 60% of a stronger tile, and
+  drops one lying {COVERED:.0%} or more on stronger tiles (a ghost over the joint of two tiles laid end
+  to end, which would read as a double).
 - **Architecture**: CenterNet-style; a stride-32 encoder of plain and depthwise-separable convolutions
   (dilated at the bottom) and a light stride-4 decoder with lateral connections (`vision/train/nets.py`).
 
