@@ -154,3 +154,13 @@ def test_a_knocked_camera_is_noticed_in_a_rendered_game() -> None:
     assert moved is not None
     assert math.dist(moved.centre, (start.centre[0] + 40, start.centre[1] - 25)) < 0.06 * start.radius
     assert moved.slot_angles[moved.slot_of("Ana") - 1] == pytest.approx(start.slot_angles[0], abs=3.0)
+
+
+@pytest.mark.parametrize("radius", [3.0, 6.5, float("nan")])
+def test_a_stray_tiny_circle_has_no_rim_to_refit_and_raises_nothing(radius: float) -> None:
+    """The hub's re-check after a knock once fitted a circle a few pixels wide, and the rim search
+    then crashed the camera loop (eval hub, seed 5018)."""
+    from hub.calibration import _rim
+
+    lab = np.zeros((120, 120, 3), np.float32)
+    assert _rim(lab, np.array([60.0, 60.0]), radius).shape == (0, 2)
