@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.geometry import DET_MAX_SIDE, DET_MULTIPLE, DET_STRIDE, points_in_quads, rect_corners
+from vision.geometry import DET_MAX_SIDE, DET_MULTIPLE, DET_STRIDE, points_in_quads, quad_grid, rect_corners
 from vision.onnx_session import MODELS_DIR, open_session
 
 DETECTOR_FILE = "tile_detector.onnx"
@@ -88,12 +88,7 @@ def decode(out: np.ndarray, scale: float, threshold: float, max_tiles: int = 300
 
 def _inner_points(corners: np.ndarray) -> np.ndarray:
     """(N, 15, 2): a 5x3 grid over the inner part of each quad (N, 4, 2), clear of its edges."""
-    u = np.linspace(0.1, 0.9, 5)[:, None, None]
-    v = np.array([0.25, 0.5, 0.75])[None, :, None]
-    a, b, c, d = (corners[:, None, None, k] for k in range(4))  # a->b short edge, b->c long edge, c->d, d->a
-    along_top = a + (d - a) * u  # corners[0]->corners[3] runs along the tile
-    along_bottom = b + (c - b) * u
-    return (along_top + (along_bottom - along_top) * v).reshape(len(corners), -1, 2)
+    return quad_grid(corners, np.linspace(0.1, 0.9, 5), np.array([0.25, 0.5, 0.75])).reshape(len(corners), -1, 2)
 
 
 class OnnxTileDetector:

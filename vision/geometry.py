@@ -54,6 +54,16 @@ def shoelace(corners: np.ndarray) -> np.ndarray:
     return np.sum(x * np.roll(y, -1, axis=-1) - np.roll(x, -1, axis=-1) * y, axis=-1)
 
 
+def quad_grid(corners: np.ndarray, along: np.ndarray, across: np.ndarray) -> np.ndarray:
+    """(N, len(along), len(across), 2): points over each quad (N, 4, 2) at fractions ``along`` its long
+    edge (corners[0]->corners[3]) and ``across`` it (corners[0]->corners[1])."""
+    a, b, c, d = (corners[:, k][:, None, None, :] for k in range(4))
+    u, v = np.asarray(along)[None, :, None, None], np.asarray(across)[None, None, :, None]
+    top = a + (d - a) * u
+    bottom = b + (c - b) * u
+    return top + (bottom - top) * v
+
+
 def points_in_quads(points: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """Boolean (P, N): is point p inside convex quad n (either winding)."""
     p = points[:, None, None, :]  # P,1,1,2

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from vision.detector import MEAN, STD
-from vision.geometry import DET_MAX_SIDE, DET_STRIDE, quad_params
+from vision.geometry import DET_MAX_SIDE, DET_STRIDE, quad_grid, quad_params
 from vision.train.augment import photometric
 from vision.train.cache import FRAME_SIDE, SceneSample
 
@@ -16,13 +16,7 @@ PAD_VALUE = 128  # grey, which the network input normalisation maps to ~0 like t
 
 def _visible_fraction(corners: np.ndarray, size: int) -> np.ndarray:
     """Fraction of each quad (T,4,2) that lies inside the square crop, from a 5x3 grid of points."""
-    u = np.linspace(0.1, 0.9, 5)
-    v = np.linspace(0.17, 0.83, 3)
-    a, b, c, d = (corners[:, k][:, None, None, :] for k in range(4))
-    uu, vv = u[None, :, None, None], v[None, None, :, None]
-    top = a + (d - a) * uu  # along the long edge 0->3
-    bot = b + (c - b) * uu
-    pts = top + (bot - top) * vv
+    pts = quad_grid(corners, np.linspace(0.1, 0.9, 5), np.linspace(0.17, 0.83, 3))
     inside = (pts >= 0).all(-1) & (pts < size).all(-1)
     return inside.reshape(len(corners), -1).mean(axis=1)
 
