@@ -199,10 +199,12 @@ def _slot_fit(lab: np.ndarray, centre: np.ndarray, radius: float, slots: int) ->
 
 def _rim(lab: np.ndarray, centre: np.ndarray, radius: float, rays: int = 180) -> np.ndarray:
     """Points of the edge nearest ``radius`` along each ray, for refitting the circle."""
-    if not math.isfinite(radius) or radius * 0.3 <= 4 * 0.5:
+    if not math.isfinite(radius):
+        return np.zeros((0, 2))
+    radii = np.arange(radius * 0.85, radius * 1.15, 0.5)
+    if len(radii) <= 4:
         return np.zeros((0, 2))  # too small a circle for an edge across 4 samples: no rim to refit (a stray fit)
     angles = np.linspace(0, 2 * math.pi, rays, endpoint=False)
-    radii = np.arange(radius * 0.85, radius * 1.15, 0.5)
     samples = _polar(lab, centre, radii, angles).transpose(1, 0, 2)  # (rays, radii, 3)
     step = np.linalg.norm(samples[:, 4:] - samples[:, :-4], axis=2)
     k = np.argmax(step, axis=1)

@@ -235,11 +235,11 @@ class Pipeline:
         changes = self.tracker.update(detections, frame.timestamp)
         asked_before = self.reconciler.pending
         self.last_verdicts = self.reconciler.update(self.tracker.board, changes)
-        self.last_verdicts += self.reconciler.take_released()  # presses that waited for a question
         done = time.perf_counter()
         asked = self.reconciler.pending is not None and self.reconciler.pending is not asked_before
         if self.last_verdicts or asked:
             self.stats.settle_to_verdict_s.append(done - arrived)
+        self.last_verdicts += self.reconciler.take_released()  # presses that waited for a question: no settling
         self.stats.total_s += done - arrived
         self.stats.slowest_s = max(self.stats.slowest_s, done - arrived)
         return frame

@@ -70,8 +70,7 @@ class Table:
                 return False
             stored = self.store.load(game_id)
             self.game_id, self.rules_spec, self.game = game_id, stored.rules_spec, stored.replay()
-            self.alerts.clear()
-            self._holding, self._waiting = False, []
+            self._forget_live()
             state = self.game.state()
         self.bus.publish(GameOpened(game_id, state))
         return True
@@ -84,8 +83,7 @@ class Table:
                 self.store.end_game(self.game_id)
             self.game_id = self.store.new_game(rules_spec, players)
             self.rules_spec, self.game = rules_spec, game
-            self.alerts.clear()
-            self._holding, self._waiting = False, []
+            self._forget_live()
             state = game.state()
             game_id = self.game_id
         self.bus.publish(GameOpened(game_id, state))
@@ -97,10 +95,14 @@ class Table:
             self.store.end_game(game_id)
             state = game.state()
             self.game_id, self.game = None, None
-            self.alerts.clear()
-            self._holding, self._waiting = False, []
+            self._forget_live()
         self.bus.publish(GameEnded(game_id, state))
         return state
+
+    def _forget_live(self) -> None:
+        """What belongs to the game that was open, not to the stored one: its alerts and waiting presses."""
+        self.alerts.clear()
+        self._holding, self._waiting = False, []
 
     def _need_game(self) -> tuple[Game, int]:
         if self.game is None or self.game_id is None:

@@ -17,6 +17,7 @@ import difflib
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -286,9 +287,7 @@ def compare(report: WatchReport, true_log: Mapping[str, Any], observed: Mapping[
     report.illegal_flagged = sum('"expect"' in s for i, s in enumerate(t) if i in matched_t)
     false = [observed["steps"][j] for j, s in enumerate(o) if j not in matched_o and '"expect"' in s]
     report.false_alerts = len(false)
-    for step in false:
-        kind = f"{step['act']} {step['expect']['illegal']}"
-        report.false_alert_kinds[kind] = report.false_alert_kinds.get(kind, 0) + 1
+    report.false_alert_kinds = dict(Counter(f"{step['act']} {step['expect']['illegal']}" for step in false))
     rules = rules_from_spec(true_log["rules"])
 
     def round_scores(doc: Mapping[str, Any]) -> list[dict[str, int]]:

@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hub.commands.watch import print_report
+    from hub.commands.watch import kinds_text, print_report
     from hub.sources.synthetic import SyntheticSource
     from hub.watching import LiveRecording, model_reader, out_of_view, truth_reader, watch
     from scorekeeper import rules_from_spec
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     (args.out / "report.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     print(f"\n{ok}/{len(reports)} games fully right ({args.reader} reader, {args.width}x{args.height}): "
           f"{summary['logs_equal']} table logs equal, {summary['false_alerts']} false alerts "
-          f"({', '.join(f'{n} {k}' for k, n in summary['false_alert_kinds'].items()) or 'none'}), "
+          f"({kinds_text(summary['false_alert_kinds']) or 'none'}), "
           f"{summary['illegal_flagged']}/{summary['illegal_true']} illegal plays flagged "
           f"(slowest {summary['slowest_flag_s']} s), {summary['scores_equal']} round scores equal, "
           f"{summary['questions']} questions; {len(skipped)} games skipped (tiles outside the frame)")

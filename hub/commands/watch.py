@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +39,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def kinds_text(counts: Mapping[str, int]) -> str:
+    """False alerts by kind, most first: "5 draw not-your-turn, 1 play no-match" ("" when there are none)."""
+    return ", ".join(f"{n} {kind}" for kind, n in Counter(counts).most_common())
+
+
 def print_report(report: WatchReport, out: Any = sys.stdout) -> None:
     r = report
     part = " (the first part of the game)" if r.partial else ""
@@ -51,7 +58,7 @@ def print_report(report: WatchReport, out: Any = sys.stdout) -> None:
     for e in r.input_errors[:5]:
         print(f"  press refused: {e}", file=out)
     delays = f", slowest {max(r.flag_delays):.2f} s" if r.flag_delays else ""
-    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(r.false_alert_kinds.items(), key=lambda kv: -kv[1]))
+    kinds = kinds_text(r.false_alert_kinds)
     print(f"  illegal plays: {r.illegal_flagged}/{r.illegal_true} flagged{delays}; false alerts: {r.false_alerts}"
           + (f" ({kinds})" if kinds else ""), file=out)
     print(f"  round scores from the camera: {'equal to the truth' if r.scores_equal else 'DIFFERENT'}; "
