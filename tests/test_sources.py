@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 import types
 from pathlib import Path
 
@@ -252,6 +253,21 @@ def test_a_stalled_camera_is_abandoned_and_reopened() -> None:
         release.set()
     assert len(opened) == 2
     assert any(s.status == "reconnecting" and "no frame for 0.3 s" in s.detail for s in statuses)
+
+
+def test_closing_wakes_a_read_that_waits_on_a_silent_camera() -> None:
+    """Stopping the hub must not wait out the stall timeout (the service's stop joins for 5 s)."""
+    src, _, _, release = supervised(["frame:0", "hang"], stall_s=60)
+    try:
+        src.open()
+        first = src.read()
+        assert first is not None and first.index == 0
+        threading.Timer(0.2, src.close).start()
+        started = time.monotonic()
+        assert src.read() is None
+        assert time.monotonic() - started < 30  # woken by close, long before the 60 s stall
+    finally:
+        release.set()
 
 
 def test_black_frames_are_withheld_and_reported() -> None:

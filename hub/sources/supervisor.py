@@ -25,7 +25,7 @@ from .replay import CorruptFrame
 
 log = logging.getLogger(__name__)
 
-_FRAME, _ERROR, _CORRUPT = "frame", "error", "corrupt"
+_FRAME, _ERROR, _CORRUPT, _WAKE = "frame", "error", "corrupt", "wake"
 
 
 class _Pump:
@@ -66,6 +66,8 @@ class _Pump:
     def abandon(self) -> None:
         """Stop using the source; close it off the camera loop, since a hung camera may hang ``close`` too."""
         self.abandoned.set()
+        with contextlib.suppress(queue.Full):  # a read waiting on this queue looks again at once, not after stall_s
+            self.queue.put_nowait((_WAKE, None))
 
         def close() -> None:
             self.thread.join(timeout=5)
@@ -213,6 +215,8 @@ class SupervisedSource(FrameSource):
                 kind, item = self._pump.queue.get(timeout=self.stall_s)
             except queue.Empty:
                 self._fail(f"no frame for {self.stall_s:g} s")
+                continue
+            if kind == _WAKE:
                 continue
             if kind == _ERROR:
                 self._fail(f"the camera failed: {item}")
