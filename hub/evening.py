@@ -84,9 +84,9 @@ class SimulatedHost:
             for tile_id in [t for t in self._drifted if t not in lying]:
                 self.pipeline.table.clear_alert(self._drifted.pop(tile_id), "taken-back")
         pending = None if rec is None else rec.pending
-        if pending is None or pending.tile_id is None or not self._due(pending.question.id):
+        if pending is None or pending.kind == "start" or not self._due(pending.question.id):
             return
-        drifted = self._drifted.pop(pending.tile_id, None)
+        drifted = None if pending.tile_id is None else self._drifted.pop(pending.tile_id, None)
         if drifted is not None:
             # the true tile was judged illegal here, yet the hub's game asks again: it has drifted from the
             # filmed one (a misread tile earlier), so the host passes over this tile and clears the alert
@@ -105,7 +105,8 @@ class SimulatedHost:
         outcome = ""
         if verdict is not None and not verdict.ok:
             outcome = f" (illegal: {verdict.error})"
-            if verdict.alert is not None and answer not in pending.options:  # a typed tile: its alert is the host's
+            if verdict.alert is not None and answer not in pending.options and pending.tile_id is not None:
+                # a typed tile: its alert is the host's
                 self._drifted[pending.tile_id] = verdict.alert.id
         self.say(f"  host: {pending.question.text} -> {answer}{outcome} (no phone answered)")
 

@@ -79,6 +79,7 @@ class Question:
     id: int
     text: str
     choices: tuple[str, ...]
+    typed: bool = False  # a tile typed ``a|b`` is an answer too (the camera may not have seen the right one)
 
 
 @dataclass(frozen=True)

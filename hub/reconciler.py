@@ -17,6 +17,12 @@ the tile's: where every reading is illegal on that train the shares above no lon
 anything about the place, and a tile that carries the train's end but is illegal only for
 whose turn the hub counts it is (train closed, not your turn) is just what a play after
 one the camera missed looks like, so that is asked ("..., laid by Ana?"), never alerted.
+
+A draw or pass pressed out of turn by the hub's count is the other sign of a missed play:
+the press waits (``Table.hold_presses``), is judged again once the camera records what it
+saw, and when it still waits the table is asked what the turn's player laid, with the
+tiles lying unrecorded past the trains' ends offered first. "Nothing was missed" makes
+it the out-of-turn press it looked like, and only then does it alert.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from scorekeeper import Action, Play, Score, Start, Tile, full_set
+from scorekeeper import MEXICAN, Action, Draw, Play, Score, Start, Tile, full_set
 from scorekeeper.errors import Code
 from scorekeeper.game import Game, replay, train_label
 
@@ -43,6 +49,7 @@ from .tracker import Board, BoardChange, SeenTile, Tracker, covered_share
 log = logging.getLogger(__name__)
 
 NONE_OF_THESE = "none of these"
+NOTHING_MISSED = "nothing was missed"  # the press that waited was out of turn after all
 # faults that come from whose turn the hub counts it is, not from the tile: a missed play, draw or pass
 # (a tile the camera never saw, a button not pressed) makes the next legal play look like one of them
 TURN_FAULTS = frozenset({Code.NOT_YOUR_TURN, Code.TRAIN_CLOSED, Code.OPEN_DOUBLE})
@@ -56,6 +63,8 @@ class ReconcilerSettings:
     # it fits best: as unlikely as an illegal play, so "legal there or illegal here" is asked, not guessed
     illegal_prior: float = 0.05  # an illegal play is this much less likely than a legal one, before looking
     choices: int = 3  # readings offered in a question
+    missed_grace_s: float = 1.0  # a press out of turn by the hub's count waits this long for the camera to
+    # catch up by itself (a tile still settling) before the table is asked what the camera missed
     reorder_s: float = 3.0  # a tile of the same turn that settles this soon after the last play recorded may
     # have been laid before it (a double, then the tile after it: the hand hid the double a moment longer)
 
@@ -82,10 +91,12 @@ class PendingQuestion:
     """A question waiting for a phone: what it is about and which action each answer means."""
 
     question: Question
-    tile_id: int | None  # the settled tile it is about (None: who goes first)
+    tile_id: int | None  # the settled tile it is about (None: who goes first, or a missed play)
     train: str | None
-    index: int | None  # the tile's place in its train
+    index: int | None  # the tile's place in its train; for a missed play, the game's length when asked
     options: Mapping[str, Action]
+    kind: str = "tile"  # "tile": which tile was laid; "start": who goes first; "missed": what the camera missed
+    tiles: Mapping[str, int] = field(default_factory=dict)  # a missed play's choice -> the seen tile it names
 
 
 @dataclass
@@ -129,7 +140,9 @@ class Reconciler:
         self._last_play: tuple[int, Play, float] | None = None  # (tile id, play, game time) the camera last recorded
         # verdicts on presses that waited for a question, not yet taken; a new camera loop has no question
         # open, so nothing waits on an old loop's question
-        self.released: list[Verdict] = table.hold_presses(False)
+        self.released: list[Verdict] = table.release_presses()
+        table.hold_presses(True)
+        self._missed_since: float | None = None  # game time since which a press out of turn has waited
 
     # ------------------------------------------------------------- the camera
     def update(self, board: Board, changes: Sequence[BoardChange]) -> list[Verdict]:
@@ -154,8 +167,12 @@ class Reconciler:
             out += self._look_for_engine(game, board)
         elif game.phase == "playing":
             out += self._judge_new_tiles(board)
+            if self.pending is None:
+                self._catch_up(board)
         elif game.phase == "ended":
             self._count_hands(game, board)
+        if game.phase != "playing" and self.table.waiting_presses():
+            self.released += self.table.release_presses()  # no turn to catch up with
         return out
 
     def _taken_back(self, tile: SeenTile) -> None:
@@ -183,7 +200,7 @@ class Reconciler:
         proposed = self.proposed_first(game)
         order = sorted(game.players, key=lambda p: p != proposed)
         options = {p: self._start(game, best.tile.high, p) for p in order}
-        self._ask(f"The engine is {best.text}. Who goes first?", options, None, None)
+        self._ask(f"The engine is {best.text}. Who goes first?", options, None, None, kind="start")
         return []
 
     def _double_readings(self, tile: SeenTile, top: int, expected: int) -> list[Reading]:
@@ -223,7 +240,7 @@ class Reconciler:
         start = self._start(game, value, first)
         if hands is not None:
             start = Start(value, first, dict(hands))
-        if self.pending is not None and self.pending.tile_id is None:
+        if self.pending is not None and self.pending.kind == "start":
             self._close_question(first)
         return self._submit(start, source)
 
@@ -424,6 +441,69 @@ class Reconciler:
         self._record(last_id, play)
         return verdict
 
+    # ------------------------------------------------------- missed plays
+    def _catch_up(self, board: Board) -> None:
+        """A draw or pass waits as out of turn: re-judge it now the camera has recorded what it saw, and
+        if it still waits after ``missed_grace_s``, ask what the turn's player laid that the camera missed."""
+        self.released += self.table.retry_presses()
+        waiting = self.table.waiting_presses()
+        if not waiting:
+            self._missed_since = None
+            return
+        if self._missed_since is None:
+            self._missed_since = board.time
+        if board.time - self._missed_since >= self.settings.missed_grace_s:
+            self._ask_missed(board, waiting[0])
+
+    def _ask_missed(self, board: Board, press: Action) -> None:
+        """Offer the likeliest legal plays of the tiles lying past the trains' recorded ends (a tile the
+        camera saw but could not place); any other tile can be typed in, and "nothing was missed" says
+        the press was out of turn after all."""
+        game = self.table.game
+        assert game is not None and game.turn_player is not None
+        turn = game.turn_player
+        options: dict[str, Action] = {}
+        tiles: dict[str, int] = {}
+        candidates: list[tuple[float, Reading, int]] = []
+        for train, chain in board.trains.items():
+            n = len(game.trains.get(train, ()))
+            if len(chain) > n and chain[n].id not in self.round.illegal:
+                candidates += [(r.probability, r, chain[n].id) for r in self.readings(train, chain[n]) if r.legal]
+        candidates.sort(key=lambda c: -c[0])
+        for probability, reading, tile_id in candidates:
+            label = f"{reading.text} on {train_label(reading.train)}"
+            if probability < 0.01 or label in options or len(options) >= self.settings.choices:
+                continue
+            options[label] = self._play_for(game, reading.tile, reading.train)
+            tiles[label] = tile_id
+        what = "drew" if isinstance(press, Draw) else "passed"
+        who = getattr(press, "player", "someone")
+        text = (f"{who} {what}, but by the hub's count it is {turn}'s turn. "
+                f"What did {turn} lay that the camera missed?")
+        self._ask(text, options, None, None, kind="missed", tiles=tiles)
+
+    def _parse_missed(self, answer: str) -> Play:
+        """A typed missed play: ``a|b`` (on the train where the turn's player may lay it and a tile lies
+        unrecorded, or their own, then the Mexican) or ``a|b on TRAIN``."""
+        game = self.table.game
+        assert game is not None
+        text, _, train = answer.partition(" on ")
+        try:
+            a, b = (int(v) for v in text.split("|"))
+        except ValueError:
+            raise ValueError(f"{answer!r} is neither a choice nor a tile a|b (on a train)") from None
+        plays = game.legal_plays([Tile.of(a, b)])
+        if train:
+            plays = [p for p in plays if train.strip() in (p.train, train_label(p.train))]
+        if not plays:
+            raise ValueError(f"{answer!r} is no legal play for {game.turn_player}: say what was laid, or "
+                             f"{NOTHING_MISSED!r}")
+        board = self.board
+        unrecorded = {t for t, chain in (board.trains.items() if board is not None else ())
+                      if len(chain) > len(game.trains.get(t, ()))}
+        plays.sort(key=lambda p: (p.train not in unrecorded, p.train != p.player, p.train != MEXICAN))
+        return plays[0]
+
     def _next_in(self, train: str) -> bool:
         """Whether a new tile at the end of ``train``'s recorded tiles would be that train's next one."""
         game, board = self.table.game, self.board
@@ -455,14 +535,18 @@ class Reconciler:
         return verdict
 
     # ------------------------------------------------------------ questions
-    def _ask(self, text: str, options: Mapping[str, Action], tile_id: int | None, train: str | None) -> None:
-        choices = (*options, NONE_OF_THESE) if tile_id is not None else tuple(options)
-        question = Question(next(self._question_ids), text, choices)
-        state = self.table.state()
-        index = None if train is None or state is None else len(state.trains.get(train, ()))
-        self.pending = PendingQuestion(question, tile_id, train, index, MappingProxyType(dict(options)))
-        if tile_id is not None:
-            self.table.hold_presses(True)
+    def _ask(self, text: str, options: Mapping[str, Action], tile_id: int | None, train: str | None,
+             kind: str = "tile", tiles: Mapping[str, int] | None = None) -> None:
+        last = {"tile": (NONE_OF_THESE,), "missed": (NOTHING_MISSED,)}.get(kind, ())
+        choices = (*options, *last)
+        question = Question(next(self._question_ids), text, choices, typed=kind != "start")
+        game = self.table.game
+        if kind == "missed":
+            index = None if game is None else len(game.history)
+        else:
+            index = None if train is None or game is None else len(game.trains.get(train, ()))
+        self.pending = PendingQuestion(question, tile_id, train, index, MappingProxyType(dict(options)), kind,
+                                       MappingProxyType(dict(tiles or {})))
         self.table.bus.publish(question)
 
     def _still_open(self, board: Board) -> bool:
@@ -470,8 +554,12 @@ class Reconciler:
         pending, state = self.pending, self.table.state()
         if pending is None or state is None:
             return False
-        if pending.tile_id is None:
+        if pending.kind == "start":
             return state.phase == "idle"
+        if pending.kind == "missed":
+            game = self.table.game
+            return (state.phase == "playing" and game is not None and len(game.history) == pending.index
+                    and bool(self.table.waiting_presses()))
         return state.phase == "playing" and len(state.trains.get(pending.train or "", ())) == pending.index
 
     def _close_question(self, answer: str | None) -> None:
@@ -481,9 +569,12 @@ class Reconciler:
         if pending is None:
             return
         self.pending = None
+        self._missed_since = None
         self.table.bus.publish(QuestionClosed(pending.question.id, answer))
-        if pending.tile_id is not None:
-            self.released += self.table.hold_presses(False)
+        if pending.kind == "missed" and answer == NOTHING_MISSED:
+            self.released += self.table.release_presses()  # the table says so: those presses were out of turn
+        elif pending.kind != "start":
+            self.released += self.table.retry_presses()
 
     def take_released(self) -> list[Verdict]:
         """The verdicts on presses that waited for a question since the last call."""
@@ -495,16 +586,19 @@ class Reconciler:
         pending = self.pending
         if pending is None or pending.question.id != question_id:
             raise KeyError(f"question {question_id} is not open")
-        action = pending.options.get(answer)
-        if action is None and answer != NONE_OF_THESE:
-            action = self._parse_answer(answer, pending)
+        if pending.kind == "missed":
+            action = None if answer == NOTHING_MISSED else pending.options.get(answer) or self._parse_missed(answer)
+        else:
+            action = pending.options.get(answer)
+            if action is None and answer != NONE_OF_THESE:
+                action = self._parse_answer(answer, pending)
         verdict = None
         if action is None:
             if pending.tile_id is not None:
                 self.round.ignored.add(pending.tile_id)
         else:  # recorded before the question closes, so the presses that waited for it come after it
             # the tile the camera saw is the one played only if the answer is one of its readings
-            seen = pending.tile_id if answer in pending.options else None
+            seen = pending.tiles.get(answer, pending.tile_id) if answer in pending.options else None
             verdict = self._record(seen, action, source)
         self._close_question(answer)
         return verdict

@@ -39,7 +39,7 @@ class Verdict:
     error: IllegalPlay | None
     seq: int | None = None
     alert: Alert | None = None
-    waiting: bool = False  # held until the camera's question is answered (``Table.hold_presses``)
+    waiting: bool = False  # out of turn by the hub's count, held while the camera catches up (``Table.hold_presses``)
 
     @property
     def ok(self) -> bool:
@@ -102,7 +102,7 @@ class Table:
     def _forget_live(self) -> None:
         """What belongs to the game that was open, not to the stored one: its alerts and waiting presses."""
         self.alerts.clear()
-        self._holding, self._waiting = False, []
+        self._waiting = []
 
     def _need_game(self) -> tuple[Game, int]:
         if self.game is None or self.game_id is None:
@@ -120,26 +120,42 @@ class Table:
             return game.check(action)
 
     def hold_presses(self, on: bool) -> list[Verdict]:
-        """While the camera asks which tile was just laid, a draw or pass refused as out of turn waits.
+        """While a camera watches, a draw or pass refused as out of turn waits instead of alerting.
 
-        The answer may be the play that makes it that player's turn: judged now, the press would be
-        a false alarm. When the hold ends (the question is answered or dropped) the presses that
-        waited are judged in order, and one still refused then raises an alert, since the phone
-        that pressed was told only to wait. They wait in memory, never longer than the question.
+        By the hub's count it is someone else's turn, but the camera may have missed a play, or
+        be asking which tile was just laid: judged now, the press would be a false alarm. The
+        camera's reconciler re-judges what waits after each play (``retry_presses``) and asks the
+        table what it missed. Turning the hold off (no camera, or the table said nothing was
+        missed) judges what waited in order, and a press still refused then raises an alert,
+        since the phone that pressed was told only to wait. They wait in memory only.
         """
         with self._lock:
             self._holding = on
-            if on:
-                return []
-            waiting, self._waiting = self._waiting, []
-        return [self.submit(action, source) for action, source in waiting]
+        return [] if on else self.release_presses()
 
-    def submit(self, action: Action, source: str, alert: bool = True) -> Verdict:
-        """Judge an action; store and publish it when legal, raise an alert when not."""
+    def release_presses(self) -> list[Verdict]:
+        """Judge the presses that wait, in order, without holding any again (a refused one alerts)."""
+        with self._lock:
+            waiting, self._waiting = self._waiting, []
+        return [self.submit(action, source, hold=False) for action, source in waiting]
+
+    def retry_presses(self) -> list[Verdict]:
+        """Judge the presses that wait again after the game moved on: those still out of turn wait on."""
+        with self._lock:
+            waiting, self._waiting = self._waiting, []
+            verdicts = [self.submit(action, source) for action, source in waiting]
+        return [v for v in verdicts if not v.waiting]
+
+    def waiting_presses(self) -> tuple[Action, ...]:
+        with self._lock:
+            return tuple(action for action, _ in self._waiting)
+
+    def submit(self, action: Action, source: str, alert: bool = True, hold: bool = True) -> Verdict:
+        """Judge an action; store and publish it when legal, raise an alert when not (``hold_presses``)."""
         with self._lock:
             game, game_id = self._need_game()
             error = game.check(action)
-            if (error is not None and self._holding and isinstance(action, (Draw, Pass))
+            if (error is not None and hold and self._holding and isinstance(action, (Draw, Pass))
                     and error.code is Code.NOT_YOUR_TURN):
                 self._waiting.append((action, source))
                 return Verdict(action, error, waiting=True)

@@ -356,7 +356,8 @@ def laid_by(true_steps: Sequence[Mapping[str, Any]], done: int) -> dict[tuple[st
 
 
 def answer_from_truth(pipeline: Pipeline, truth: FrameTruth, true_steps: Sequence[Mapping[str, Any]]) -> str | None:
-    """What a player at the table would answer to the open tile question (None: no tile question).
+    """What a player at the table would answer to the camera's open question about a tile or a missed
+    play (None: no such question).
 
     Asked whether a tile was laid by someone, they say no when someone else laid it.
     """
@@ -365,8 +366,10 @@ def answer_from_truth(pipeline: Pipeline, truth: FrameTruth, true_steps: Sequenc
 
     rec = pipeline.reconciler
     pending = None if rec is None else rec.pending
-    if pending is None or pending.tile_id is None:
+    if pending is None or pending.kind == "start":
         return None
+    if pending.kind == "missed":
+        return missed_from_truth(pipeline, truth, true_steps)
     game = pipeline.table.game
     laid = {(t.train, t.position): t.values for t in truth.tiles if t.face == "up" and t.train is not None}
     layers = laid_by(true_steps, truth.steps) if ", laid by " in pending.question.text else {}
@@ -378,6 +381,30 @@ def answer_from_truth(pipeline: Pipeline, truth: FrameTruth, true_steps: Sequenc
                 return choice if layers.get(place, action.player) == action.player else NONE_OF_THESE
     values = laid.get((pending.train, pending.index))
     return NONE_OF_THESE if values is None else f"{values[0]}|{values[1]}"  # typed in on the phone
+
+
+def missed_from_truth(pipeline: Pipeline, truth: FrameTruth, true_steps: Sequence[Mapping[str, Any]]) -> str:
+    """The play the camera missed, as the table would name it: the true game's next action after those
+    the hub has, when that is a play by the player whose turn the hub counts it is. Otherwise (the
+    hub's game has gone another way) they cannot name one, and say nothing was missed."""
+    from hub.reconciler import NOTHING_MISSED
+    from scorekeeper.actions import action_to_json
+
+    game = pipeline.table.game
+    pending = None if pipeline.reconciler is None else pipeline.reconciler.pending
+    assert game is not None and pending is not None
+    done = [s for s in true_steps[: truth.steps] if "expect" not in s]
+    seen = [normal_step(action_to_json(a)) for a in game.history]
+    if len(done) <= len(seen) or [normal_step(s) for s in done[: len(seen)]] != seen:
+        return NOTHING_MISSED
+    missed = done[len(seen)]
+    if missed["act"] != "play" or missed["player"] != game.turn_player:
+        return NOTHING_MISSED
+    for choice, action in pending.options.items():
+        if normal_step(action_to_json(action)) == normal_step(missed):
+            return choice
+    a, b = missed["tile"]
+    return f"{a}|{b} on {missed['train']}"  # typed in on the phone
 
 
 def calibrate(image: Any, truth: FrameTruth, slots_needed: int) -> Any:

@@ -12,7 +12,7 @@ import pytest
 from hub.bus import EventBus
 from hub.calibration import Calibration, assign_trains
 from hub.events import AlertCleared, HandCounts, IllegalAction, Question, QuestionClosed
-from hub.reconciler import NONE_OF_THESE, Reconciler
+from hub.reconciler import NONE_OF_THESE, NOTHING_MISSED, Reconciler
 from hub.table import Table
 from hub.tracker import Board, BoardChange, SeenTile, Tracker
 from scorekeeper import Code, Draw, Play, Score, Start
@@ -45,9 +45,9 @@ def seen(tid: int, inner: tuple[float, ...], outer: tuple[float, ...], centre: t
 
 
 def board(trains: Mapping[str, Sequence[SeenTile]] | None = None, engine: SeenTile | None = None,
-          loose: Sequence[SeenTile] = ()) -> Board:
+          loose: Sequence[SeenTile] = (), at: float = 0.0) -> Board:
     full = {name: tuple((trains or {}).get(name, ())) for name in (*PLAYERS, "mexican")}
-    return Board(0.0, engine, MappingProxyType(full), tuple(loose), 0)
+    return Board(at, engine, MappingProxyType(full), tuple(loose), 0)
 
 
 class Harness:
@@ -189,17 +189,70 @@ def test_a_draw_pressed_while_the_camera_asks_about_the_last_tile_waits_for_the_
     assert h.seen_events(IllegalAction) == []
 
 
-def test_a_press_still_out_of_turn_once_the_question_is_answered_alerts_then() -> None:
+def test_a_press_still_out_of_turn_once_answered_waits_until_the_table_says_nothing_was_missed() -> None:
     h = started()
-    h.see(board({"Ana": [seen(2, sure(12), p((5, 0.5), (6, 0.47)))]}, ENGINE))
+    unclear = seen(2, sure(12), p((5, 0.5), (6, 0.47)))
+    h.see(board({"Ana": [unclear]}, ENGINE))
     question = h.seen_events(Question)[-1]
     assert h.table.submit(Draw("Cy"), "web", alert=False).waiting
-    h.rec.answer(question.id, NONE_OF_THESE)  # no play: it is still Ana's turn
+    h.rec.answer(question.id, NONE_OF_THESE)  # no play: by the hub's count it is still Ana's turn
+    assert h.rec.take_released() == [] and h.table.waiting_presses() == (Draw("Cy"),)
+    h.see(board({"Ana": [unclear]}, ENGINE, at=0.5))
+    assert h.seen_events(Question)[-1] == question  # the camera may still catch up: not asked yet
+    h.see(board({"Ana": [unclear]}, ENGINE, at=1.5))
+    missed = h.seen_events(Question)[-1]
+    assert missed.text == "Cy drew, but by the hub's count it is Ana's turn. What did Ana lay that the camera missed?"
+    assert missed.choices == ("12|5 on Ana's train", "12|6 on Ana's train", NOTHING_MISSED)
+    h.rec.answer(missed.id, NOTHING_MISSED)
     (released,) = h.rec.take_released()
     assert released.error is not None and released.error.code is Code.NOT_YOUR_TURN
     assert released.alert is not None and h.seen_events(IllegalAction)[-1].alert == released.alert
     assert len(h.actions) == 1
-    assert not h.table.submit(Draw("Cy"), "web", alert=False).waiting  # no question open: judged at once
+
+
+def test_a_play_the_camera_never_saw_is_named_by_the_table_and_the_press_that_waited_goes_through() -> None:
+    """Ana's tile went unseen; Ben's draw is the first sign. The table types what she laid, and both count."""
+    h = started()
+    waiting = h.table.submit(Draw("Ben"), "web", alert=False)
+    assert waiting.waiting and waiting.alert is None
+    h.see(board({}, ENGINE, at=2.0))
+    h.see(board({}, ENGINE, at=3.0))
+    missed = h.seen_events(Question)[-1]
+    assert missed.choices == (NOTHING_MISSED,)
+    with pytest.raises(ValueError, match="no legal play for Ana"):
+        h.rec.answer(missed.id, "3|4")
+    h.rec.answer(missed.id, "3|12")
+    assert h.actions[1:] == [Play("Ana", (3, 12), "Ana"), Draw("Ben")]
+    (released,) = h.rec.take_released()
+    assert released.ok
+    assert h.seen_events(IllegalAction) == []
+
+
+def test_two_missed_turns_are_asked_one_after_the_other() -> None:
+    h = started()
+    assert h.table.submit(Draw("Cy"), "web", alert=False).waiting
+    h.see(board({}, ENGINE, at=0.0))
+    h.see(board({}, ENGINE, at=1.0))
+    first = h.seen_events(Question)[-1]
+    assert "it is Ana's turn" in first.text
+    h.rec.answer(first.id, "12|3 on Ana")
+    assert h.rec.take_released() == []  # still Ben's turn before Cy's
+    h.see(board({}, ENGINE, at=1.5))
+    h.see(board({}, ENGINE, at=2.5))
+    second = h.seen_events(Question)[-1]
+    assert "it is Ben's turn" in second.text
+    h.rec.answer(second.id, "12|8")
+    assert h.actions[1:] == [Play("Ana", (3, 12), "Ana"), Play("Ben", (8, 12), "Ben"), Draw("Cy")]
+    assert [v.ok for v in h.rec.take_released()] == [True]
+
+
+def test_a_press_that_becomes_in_turn_once_the_camera_records_the_tile_goes_through_unasked() -> None:
+    h = started()
+    assert h.table.submit(Draw("Ben"), "web", alert=False).waiting
+    h.see(board({"Ana": [seen(2, sure(12), sure(7))]}, ENGINE, at=0.2))
+    assert h.actions[1:] == [Play("Ana", (7, 12), "Ana"), Draw("Ben")]
+    assert [v.ok for v in h.rec.take_released()] == [True]
+    assert h.seen_events(Question)[-1].text.startswith("The engine is")
 
 
 def test_an_illegal_play_alerts_and_clears_when_taken_back() -> None:

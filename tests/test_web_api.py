@@ -403,7 +403,8 @@ def test_a_question_is_answered_once_with_one_of_its_choices(hub):
                             "test")
     hub.bus.publish(Question(7, "Was that 7|11?", ("7|11", "7|12")))
     assert hub.live.drain()
-    assert state(hub)["questions"] == [{"id": 7, "text": "Was that 7|11?", "choices": ["7|11", "7|12"]}]
+    assert state(hub)["questions"] == [{"id": 7, "text": "Was that 7|11?", "choices": ["7|11", "7|12"],
+                                         "typed": False}]
     assert post(hub, "/api/questions/7/answer", {"answer": "7|11"}, pin=None).status_code == 401
     r = post(hub, "/api/questions/7/answer", {"answer": "3|3"})
     assert r.status_code == 400 and r.json["field"] == "answer"

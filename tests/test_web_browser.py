@@ -221,3 +221,36 @@ def test_a_question_from_the_camera_is_answered_on_the_phone(hub, phone):
     assert sub.drain()
     assert answers == [QuestionClosed(3, "7|12")]
     sub.close()
+
+
+def test_a_tile_the_camera_did_not_offer_is_typed_in_and_survives_the_page_redrawing(phone):
+    """A missed play: the camera offers nothing right, so the phone types the tile."""
+    bus = EventBus()
+    store = Store(":memory:")
+    heard: list[tuple[int, str]] = []
+
+    def answer_question(question_id: int, answer: str) -> None:  # the camera's side, as hub.reconciler does it
+        heard.append((question_id, answer))
+        bus.publish(QuestionClosed(question_id, answer))
+
+    app = create_app(Table(store, bus), bus, pin=PIN, answer_question=answer_question)
+    handle = start_server(app, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{handle.port}"
+    try:
+        phone.goto(url + "/")
+        phone.evaluate(f"localStorage.setItem('domino-hub.pin', '{PIN}')")
+        open_live(phone, url + "/")
+        bus.publish(Question(4, "Ben drew, but by the hub's count it is Ana's turn. What did Ana lay?",
+                             ("nothing was missed",), typed=True))
+        phone.wait_for_selector(".banner.question form.typed input")
+        phone.fill(".banner.question form.typed input", "5 | 8")
+        bus.publish(Question(5, "The engine is 12|12. Who goes first?", ("Ana", "Ben")))  # the banners redraw
+        phone.wait_for_selector(".banner.question[data-question-id='5']")
+        assert phone.input_value(".banner.question[data-question-id='4'] input") == "5 | 8"
+        assert phone.query_selector(".banner.question[data-question-id='5'] form.typed") is None
+        phone.click(".banner.question[data-question-id='4'] form.typed button[type='submit']")
+        phone.wait_for_selector(".banner.question[data-question-id='4']", state="detached", timeout=3000)
+        assert heard == [(4, "5|8")]
+    finally:
+        handle.stop()
+        store.close()

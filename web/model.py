@@ -118,7 +118,7 @@ def camera_json(status: CameraStatus) -> dict[str, Any]:
 
 
 def question_json(question: Question) -> dict[str, Any]:
-    return {"id": question.id, "text": question.text, "choices": list(question.choices)}
+    return {"id": question.id, "text": question.text, "choices": list(question.choices), "typed": question.typed}
 
 
 def counted_json(counts: HandCounts | None) -> dict[str, Any] | None:

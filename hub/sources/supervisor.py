@@ -63,8 +63,12 @@ class _Pump:
             if frame is None:
                 return
 
-    def abandon(self) -> None:
-        """Stop using the source; close it off the camera loop, since a hung camera may hang ``close`` too."""
+    def abandon(self, wait_s: float = 0.0) -> None:
+        """Stop using the source; close it off the camera loop, since a hung camera may hang ``close`` too.
+
+        ``wait_s``: how long to wait for that (when the camera closes for good, a read still running
+        in a camera library at process exit can abort the whole process).
+        """
         self.abandoned.set()
         with contextlib.suppress(queue.Full):  # a read waiting on this queue looks again at once, not after stall_s
             self.queue.put_nowait((_WAKE, None))
@@ -76,7 +80,9 @@ class _Pump:
             except Exception:
                 log.exception("closing %s failed", self.source.name)
 
-        threading.Thread(target=close, name=f"close-{self.source.name}", daemon=True).start()
+        closer = threading.Thread(target=close, name=f"close-{self.source.name}", daemon=True)
+        closer.start()
+        closer.join(wait_s)
 
 
 def frame_problem(frame: Frame, size: tuple[int, int] | None) -> str | None:
@@ -132,6 +138,7 @@ class SupervisedSource(FrameSource):
         self.black_level = black_level
         self.black_reopen_s = black_reopen_s
         self.lossless = lossless
+        self.close_wait_s = 3.0  # a closing camera's last read is waited for this long (a hung one is left)
         self.name = name
         self.status = "starting"
         self.detail = ""
@@ -152,7 +159,7 @@ class SupervisedSource(FrameSource):
     def close(self) -> None:
         self._stop.set()
         if self._pump is not None:
-            self._pump.abandon()
+            self._pump.abandon(wait_s=self.close_wait_s)
             self._pump = None
 
     def _set_status(self, status: str, detail: str = "") -> None:

@@ -171,11 +171,25 @@ function renderBanners(m) {
   }
   for (const q of m.questions || []) {
     const choices = q.choices.map((c) => `<button type="button" data-question="${q.id}" data-answer="${esc(c)}">${esc(c)}</button>`);
+    // a tile the camera did not offer (or never saw) can be typed in
+    const typed = q.typed ? `<form class="typed" data-question="${q.id}"><label>${esc(T("question.other"))}
+      <input name="tile" autocomplete="off" pattern="\\s*\\d{1,2}\\s*\\|\\s*\\d{1,2}\\s*" required size="6"></label>
+      <button type="submit">${esc(T("question.send"))}</button></form>` : "";
     parts.push(`<div class="banner question" data-question-id="${q.id}">
       <div><strong>${esc(T("question.title"))}</strong><p>${esc(q.text)}</p></div>
-      <div class="choices">${choices.join("")}</div></div>`);
+      <div class="choices">${choices.join("")}</div>${typed}</div>`);
   }
-  document.getElementById("banners").innerHTML = parts.join("");
+  const banners = document.getElementById("banners");
+  // the banners are drawn again on every update: a tile being typed in must survive that
+  const typing = [...banners.querySelectorAll("form.typed")].map((f) => [f.dataset.question, f.elements.tile.value,
+    document.activeElement === f.elements.tile]);
+  banners.innerHTML = parts.join("");
+  for (const [id, value, focused] of typing) {
+    const input = banners.querySelector(`form.typed[data-question="${id}"] input`);
+    if (!input) continue;
+    input.value = value;
+    if (focused) input.focus();
+  }
 }
 
 document.addEventListener("click", async (e) => {
@@ -185,11 +199,20 @@ document.addEventListener("click", async (e) => {
     return;
   }
   const answer = e.target.closest("[data-answer]");
-  if (answer) {
-    const result = await send(`/api/questions/${answer.dataset.question}/answer`, { answer: answer.dataset.answer });
-    if (result.ok) toast(T("question.thanks"));
-  }
+  if (answer) await answerQuestion(answer.dataset.question, answer.dataset.answer);
 });
+
+document.addEventListener("submit", async (e) => {
+  const form = e.target.closest("form.typed[data-question]");
+  if (!form) return;
+  e.preventDefault();
+  await answerQuestion(form.dataset.question, form.elements.tile.value.replace(/\s+/g, ""));
+});
+
+async function answerQuestion(id, answer) {
+  const result = await send(`/api/questions/${id}/answer`, { answer });
+  if (result.ok) toast(T("question.thanks"));
+}
 
 // ------------------------------------------------------------------ shared drawing
 export function roundsTable(game) {
