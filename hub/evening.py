@@ -86,7 +86,8 @@ class SimulatedHost:
         pending = None if rec is None else rec.pending
         if pending is None or pending.kind == "start" or not self._due(pending.question.id):
             return
-        drifted = None if pending.tile_id is None else self._drifted.pop(pending.tile_id, None)
+        tile_id = pending.tile_id if pending.kind == "tile" else None  # a typed answer's alert is about it
+        drifted = None if tile_id is None else self._drifted.pop(tile_id, None)
         if drifted is not None:
             # the true tile was judged illegal here, yet the hub's game asks again: it has drifted from the
             # filmed one (a misread tile earlier), so the host passes over this tile and clears the alert
@@ -105,9 +106,9 @@ class SimulatedHost:
         outcome = ""
         if verdict is not None and not verdict.ok:
             outcome = f" (illegal: {verdict.error})"
-            if verdict.alert is not None and answer not in pending.options and pending.tile_id is not None:
+            if verdict.alert is not None and answer not in pending.options and tile_id is not None:
                 # a typed tile: its alert is the host's
-                self._drifted[pending.tile_id] = verdict.alert.id
+                self._drifted[tile_id] = verdict.alert.id
         self.say(f"  host: {pending.question.text} -> {answer}{outcome} (no phone answered)")
 
     def _feed(self, frame_index: int, timestamp: float) -> None:

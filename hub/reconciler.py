@@ -17,12 +17,14 @@ the tile's: where every reading is illegal on that train the shares above no lon
 anything about the place, and a tile that carries the train's end but is illegal only for
 whose turn the hub counts it is (train closed, not your turn) is just what a play after
 one the camera missed looks like, so that is asked ("..., laid by Ana?"), never alerted.
+"Someone else laid it" then asks what Ana did lay (below), and the tile is judged again.
 
-A draw or pass pressed out of turn by the hub's count is the other sign of a missed play:
-the press waits (``Table.hold_presses``), is judged again once the camera records what it
-saw, and when it still waits the table is asked what the turn's player laid, with the
-tiles lying unrecorded past the trains' ends offered first. "Nothing was missed" makes
-it the out-of-turn press it looked like, and only then does it alert.
+A draw or pass pressed out of turn by the hub's count is the other sign of a missed play
+(and so is going out when the hub has not seen the last tile). The press waits
+(``Table.hold_presses``), is judged again once the camera records what it saw, and when
+it still waits the table is asked what the turn's player laid, with the tiles lying
+unrecorded past the trains' ends offered first. "Nothing was missed" makes it the
+out-of-turn press it looked like, and only then does it alert.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from scorekeeper import MEXICAN, Action, Draw, Play, Score, Start, Tile, full_set
+from scorekeeper import MEXICAN, Action, Play, Score, Start, Tile, full_set
 from scorekeeper.errors import Code
 from scorekeeper.game import Game, replay, train_label
 
@@ -50,6 +52,7 @@ log = logging.getLogger(__name__)
 
 NONE_OF_THESE = "none of these"
 NOTHING_MISSED = "nothing was missed"  # the press that waited was out of turn after all
+SOMEONE_ELSE = "someone else laid it"  # a tile's layer was not the turn's player: the camera missed a turn
 # faults that come from whose turn the hub counts it is, not from the tile: a missed play, draw or pass
 # (a tile the camera never saw, a button not pressed) makes the next legal play look like one of them
 TURN_FAULTS = frozenset({Code.NOT_YOUR_TURN, Code.TRAIN_CLOSED, Code.OPEN_DOUBLE})
@@ -410,9 +413,9 @@ class Reconciler:
         if best.turn_fault:  # the tile is plain; whether it was this player's may not be
             player = self._play_for(game, best.tile, best.train).player
             text = f"Was that {best.text} on {train_label(best.train)}, laid by {player}?"
+            self._ask(text, options, tile.id, train, also=(SOMEONE_ELSE,))
         else:
-            text = f"Was that {label(best)}?"
-        self._ask(text, options, tile.id, train)
+            self._ask(f"Was that {label(best)}?", options, tile.id, train)
         return None
 
     def _laid_before_last(self, best: Reading, tile: SeenTile) -> Verdict | None:
@@ -455,10 +458,11 @@ class Reconciler:
         if board.time - self._missed_since >= self.settings.missed_grace_s:
             self._ask_missed(board, waiting[0])
 
-    def _ask_missed(self, board: Board, press: Action) -> None:
-        """Offer the likeliest legal plays of the tiles lying past the trains' recorded ends (a tile the
-        camera saw but could not place); any other tile can be typed in, and "nothing was missed" says
-        the press was out of turn after all."""
+    def _ask_missed(self, board: Board, press: Action | None, tile_id: int | None = None) -> None:
+        """Ask what the turn's player laid, after a ``press`` out of turn or after the table said another
+        player laid tile ``tile_id``. The likeliest legal plays of the tiles lying past the trains'
+        recorded ends come first (tiles the camera saw but could not place); any other tile can be
+        typed in, and "nothing was missed" makes the press out of turn (or the tile no play) after all."""
         game = self.table.game
         assert game is not None and game.turn_player is not None
         turn = game.turn_player
@@ -476,11 +480,15 @@ class Reconciler:
                 continue
             options[label] = self._play_for(game, reading.tile, reading.train)
             tiles[label] = tile_id
-        what = "drew" if isinstance(press, Draw) else "passed"
-        who = getattr(press, "player", "someone")
-        text = (f"{who} {what}, but by the hub's count it is {turn}'s turn. "
-                f"What did {turn} lay that the camera missed?")
-        self._ask(text, options, None, None, kind="missed", tiles=tiles)
+        if press is None:
+            text = f"Then the camera missed {turn}'s turn. What did {turn} lay?"
+        else:
+            what = {"draw": "drew", "pass": "passed", "out": "went out"}[press.act]
+            who = getattr(press, "player", "someone")
+            why = ("the camera has not seen their last tile" if who == turn
+                   else f"by the hub's count it is {turn}'s turn")
+            text = f"{who} {what}, but {why}. What did {turn} lay that the camera missed?"
+        self._ask(text, options, tile_id, None, kind="missed", tiles=tiles)
 
     def _parse_missed(self, answer: str) -> Play:
         """A typed missed play: ``a|b`` (on the train where the turn's player may lay it and a tile lies
@@ -536,9 +544,9 @@ class Reconciler:
 
     # ------------------------------------------------------------ questions
     def _ask(self, text: str, options: Mapping[str, Action], tile_id: int | None, train: str | None,
-             kind: str = "tile", tiles: Mapping[str, int] | None = None) -> None:
+             kind: str = "tile", tiles: Mapping[str, int] | None = None, also: tuple[str, ...] = ()) -> None:
         last = {"tile": (NONE_OF_THESE,), "missed": (NOTHING_MISSED,)}.get(kind, ())
-        choices = (*options, *last)
+        choices = (*options, *also, *last)
         question = Question(next(self._question_ids), text, choices, typed=kind != "start")
         game = self.table.game
         if kind == "missed":
@@ -558,8 +566,7 @@ class Reconciler:
             return state.phase == "idle"
         if pending.kind == "missed":
             game = self.table.game
-            return (state.phase == "playing" and game is not None and len(game.history) == pending.index
-                    and bool(self.table.waiting_presses()))
+            return state.phase == "playing" and game is not None and len(game.history) == pending.index
         return state.phase == "playing" and len(state.trains.get(pending.train or "", ())) == pending.index
 
     def _close_question(self, answer: str | None) -> None:
@@ -588,6 +595,12 @@ class Reconciler:
             raise KeyError(f"question {question_id} is not open")
         if pending.kind == "missed":
             action = None if answer == NOTHING_MISSED else pending.options.get(answer) or self._parse_missed(answer)
+        elif answer == SOMEONE_ELSE and answer in pending.question.choices:
+            # the tile stays to be judged again once the table has said what the turn's player did
+            self._close_question(answer)
+            if self.board is not None:
+                self._ask_missed(self.board, None, pending.tile_id)
+            return None
         else:
             action = pending.options.get(answer)
             if action is None and answer != NONE_OF_THESE:
@@ -598,7 +611,8 @@ class Reconciler:
                 self.round.ignored.add(pending.tile_id)
         else:  # recorded before the question closes, so the presses that waited for it come after it
             # the tile the camera saw is the one played only if the answer is one of its readings
-            seen = pending.tiles.get(answer, pending.tile_id) if answer in pending.options else None
+            seen = None if answer not in pending.options else (
+                pending.tiles.get(answer) if pending.kind == "missed" else pending.tile_id)
             verdict = self._record(seen, action, source)
         self._close_question(answer)
         return verdict

@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from scorekeeper import MEXICAN, Action, Code, Draw, Game, GameState, IllegalPlay, Pass, Play, rules_from_spec
+from scorekeeper import MEXICAN, Action, Code, Draw, Game, GameState, IllegalPlay, Out, Pass, Play, rules_from_spec
 from scorekeeper.store import Store
 
 from .bus import EventBus
@@ -25,6 +25,18 @@ from .events import (
     GameOpened,
     IllegalAction,
 )
+
+
+def _after_a_missed_play(game: Game, action: Action, error: IllegalPlay) -> bool:
+    """Whether a press is refused only as a play the camera missed would make it: a draw or pass out of
+    turn, or going out after a last tile the hub has not seen."""
+    if isinstance(action, (Draw, Pass)):
+        return error.code is Code.NOT_YOUR_TURN
+    if not isinstance(action, Out) or error.code is not Code.NOT_OVER:
+        return False
+    # their last tile unseen (it is still their turn: after a double, or the tile not yet recorded), or
+    # someone's turn unseen before it; not a tile missed turns ago, which no question about this turn finds
+    return game.turn_player == action.player or game.last_player != action.player
 
 
 class NoGame(RuntimeError):
@@ -120,7 +132,8 @@ class Table:
             return game.check(action)
 
     def hold_presses(self, on: bool) -> list[Verdict]:
-        """While a camera watches, a draw or pass refused as out of turn waits instead of alerting.
+        """While a camera watches, a draw or pass refused as out of turn waits instead of alerting, and
+        so does going out after a last tile the hub has not seen.
 
         By the hub's count it is someone else's turn, but the camera may have missed a play, or
         be asking which tile was just laid: judged now, the press would be a false alarm. The
@@ -155,8 +168,7 @@ class Table:
         with self._lock:
             game, game_id = self._need_game()
             error = game.check(action)
-            if (error is not None and hold and self._holding and isinstance(action, (Draw, Pass))
-                    and error.code is Code.NOT_YOUR_TURN):
+            if error is not None and hold and self._holding and _after_a_missed_play(game, action, error):
                 self._waiting.append((action, source))
                 return Verdict(action, error, waiting=True)
             if error is None:

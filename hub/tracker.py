@@ -5,7 +5,9 @@ A detection is only a hint. A tile *settles* once it has been seen in the same p
 hand over the table, a shadow, or a tile on its way down never counts. A settled tile that
 is nudged straight stays the same tile. A settled tile that is not seen for ``gone_s``
 has been taken away. Settled tiles are placed in trains by following each chain out
-from its hub slot, end to end, so a bend in a long train does not lose it.
+from its hub slot, end to end, so a bend in a long train does not lose it. A tile the game
+has recorded (claimed) is followed where it lay when recorded: the detector's box for it may
+later slip onto its neighbour, but the tile itself does not move.
 """
 
 from __future__ import annotations
@@ -184,6 +186,7 @@ class Tracker:
         self._frame = 0
         self.board = Board(0.0, None, MappingProxyType({}), (), 0)
         self.claims: dict[int, str] = {}  # tile id -> the train the game has it in (set by the reconciler)
+        self._pinned: dict[int, Quad] = {}  # claimed tile id -> where it lay when the game took it
         self._dirty = True  # the board must be built again (a claim or the calibration changed)
         self.alternatives: dict[int, tuple[str, ...]] = {}
         self._layout = _Layout(None, MappingProxyType({}), (), MappingProxyType({}))
@@ -192,6 +195,7 @@ class Tracker:
         """Forget every tile (after the camera or the hub moved, the old positions mean nothing)."""
         self._tracks.clear()
         self.claims.clear()
+        self._pinned.clear()
         self._dirty = True
 
     def in_place(self, least: int = 4) -> bool:
@@ -202,11 +206,15 @@ class Tracker:
     def claim(self, tile_id: int, train: str) -> None:
         """The game holds this tile in ``train``: no other train's chain may run through it."""
         self.claims[tile_id] = train
+        track = self._tracks.get(tile_id)
+        if track is not None:
+            self._pinned[tile_id] = track.quad
         self._dirty = True
 
     def release_claims(self) -> None:
         """A new round: the last round's tiles are being gathered up and hold no train any more."""
         self.claims.clear()
+        self._pinned.clear()
         self._dirty = True
 
     def update(self, detections: Sequence[DetectedTile], t: float) -> list[BoardChange]:
@@ -237,6 +245,7 @@ class Tracker:
                 if t - track.last_seen >= gone_after:
                     del self._tracks[track.id]
                     self.claims.pop(track.id, None)
+                    self._pinned.pop(track.id, None)
                     if track.settled_at is not None:
                         changes.append(BoardChange("gone", self._seen(track, None), t))
                 continue
@@ -323,7 +332,7 @@ class Tracker:
         a, b = (tuple(float(x) for x in probs[k]) for k in range(2)) if track.samples else ((), ())
         if inner_first is False:
             a, b = b, a
-        corners = tuple((float(x), float(y)) for x, y in track.quad.corners)
+        corners = tuple((float(x), float(y)) for x, y in self._placed(track).corners)
         return SeenTile(track.id, corners, a, b, track.settled_at if track.settled_at is not None else 0.0)
 
     def _lay_out(self) -> _Layout:
@@ -338,7 +347,7 @@ class Tracker:
             d = float(np.linalg.norm(tr.quad.centre - centre))
             if d < best:
                 engine, best = tr, d
-        held = [tr.quad for tr in settled if tr.id in self.claims and not tr.missing]
+        held = [self._placed(tr) for tr in settled if tr.id in self.claims and not tr.missing]
         free = [tr for tr in settled if tr is not engine
                 and (tr.id in self.claims or covered_share(tr.quad, held) < self.settings.shadow_share)]
         chains = self._chains(free)
@@ -348,6 +357,11 @@ class Tracker:
         loose = tuple(tr.id for k, tr in enumerate(free) if k not in in_chain)
         return _Layout(None if engine is None else engine.id, trains, loose, MappingProxyType(self.alternatives))
 
+    def _placed(self, track: _Track) -> Quad:
+        """Where a tile lies when following the trains: a recorded tile where it lay when the game took it
+        (a detector box that slips onto the tile laid next must not move it there), any other where seen."""
+        return self._pinned.get(track.id, track.quad)
+
     def _rehome_claims(self) -> None:
         """A recorded tile unseen where its track last was, with a new settled tile lying there: the track
         lost it (a hand passing over took the track along) and the new one is that tile, found again."""
@@ -356,8 +370,9 @@ class Tracker:
             for tr in settled:
                 if tr.missing or tr.id in self.claims:
                     continue
-                if covered_share(lost.quad, [tr.quad]) >= self.settings.shadow_share:
+                if covered_share(self._placed(lost), [tr.quad]) >= self.settings.shadow_share:
                     self.claims[tr.id] = self.claims.pop(lost.id)
+                    self._pinned[tr.id] = self._pinned.pop(lost.id, lost.quad)  # the tile never moved
                     del self._tracks[lost.id]
                     break
 
@@ -383,10 +398,11 @@ class Tracker:
         self.alternatives = {}
         if not free:
             return {}
-        centres = np.array([tr.quad.centre for tr in free])
-        axes = np.array([tr.quad.axis for tr in free])
-        lengths = np.array([tr.quad.length for tr in free])
-        widths = np.array([tr.quad.width for tr in free])
+        quads = [self._placed(tr) for tr in free]
+        centres = np.array([q.centre for q in quads])
+        axes = np.array([q.axis for q in quads])
+        lengths = np.array([q.length for q in quads])
+        widths = np.array([q.width for q in quads])
         claimed = [self.claims.get(tr.id) for tr in free]
         taken = np.zeros(len(free), bool)
         hub = np.asarray(cal.centre, np.float64)
@@ -396,7 +412,7 @@ class Tracker:
 
         def take(train: str, k: int, entry: np.ndarray) -> None:
             taken[k] = True
-            quad = free[k].quad
+            quad = quads[k]
             into = int(np.argmin(np.linalg.norm(quad.sides() - entry, axis=1)))
             halves = free[k].ref  # in the order of its probabilities
             inner = quad.sides()[into]
@@ -454,10 +470,11 @@ class Tracker:
         """
         cal = self.calibration
         hub = np.asarray(cal.centre, np.float64)
-        centres = np.array([tr.quad.centre for tr in free])
-        axes = np.array([tr.quad.axis for tr in free])
-        half = np.array([tr.quad.length / 2 for tr in free])[:, None]
-        widths = np.array([tr.quad.width for tr in free])
+        quads = [self._placed(tr) for tr in free]
+        centres = np.array([q.centre for q in quads])
+        axes = np.array([q.axis for q in quads])
+        half = np.array([q.length / 2 for q in quads])[:, None]
+        widths = np.array([q.width for q in quads])
         tips = np.stack([centres + axes * half, centres - axes * half], axis=1)  # (N, 2 ends, 2)
         nearer = np.argmin(np.linalg.norm(tips - hub, axis=2), axis=1)
         inner = tips[np.arange(len(free)), nearer] - hub

@@ -359,9 +359,9 @@ def answer_from_truth(pipeline: Pipeline, truth: FrameTruth, true_steps: Sequenc
     """What a player at the table would answer to the camera's open question about a tile or a missed
     play (None: no such question).
 
-    Asked whether a tile was laid by someone, they say no when someone else laid it.
+    Asked whether a tile was laid by someone, they say someone else laid it when so.
     """
-    from hub.reconciler import NONE_OF_THESE
+    from hub.reconciler import NONE_OF_THESE, SOMEONE_ELSE
     from scorekeeper import Play
 
     rec = pipeline.reconciler
@@ -378,7 +378,9 @@ def answer_from_truth(pipeline: Pipeline, truth: FrameTruth, true_steps: Sequenc
             place = (action.train, len(game.trains.get(action.train, ())))
             values = laid.get(place)
             if values is not None and sorted(values) == sorted(action.tile):
-                return choice if layers.get(place, action.player) == action.player else NONE_OF_THESE
+                if layers.get(place, action.player) == action.player:
+                    return choice
+                return SOMEONE_ELSE if SOMEONE_ELSE in pending.question.choices else NONE_OF_THESE
     values = laid.get((pending.train, pending.index))
     return NONE_OF_THESE if values is None else f"{values[0]}|{values[1]}"  # typed in on the phone
 

@@ -12,10 +12,10 @@ import pytest
 from hub.bus import EventBus
 from hub.calibration import Calibration, assign_trains
 from hub.events import AlertCleared, HandCounts, IllegalAction, Question, QuestionClosed
-from hub.reconciler import NONE_OF_THESE, NOTHING_MISSED, Reconciler
+from hub.reconciler import NONE_OF_THESE, NOTHING_MISSED, SOMEONE_ELSE, Reconciler
 from hub.table import Table
 from hub.tracker import Board, BoardChange, SeenTile, Tracker
-from scorekeeper import Code, Draw, Play, Score, Start
+from scorekeeper import Code, Draw, Out, Play, Score, Start
 from scorekeeper.store import Store
 
 PLAYERS = ["Ana", "Ben", "Cy"]
@@ -246,6 +246,37 @@ def test_two_missed_turns_are_asked_one_after_the_other() -> None:
     assert [v.ok for v in h.rec.take_released()] == [True]
 
 
+def test_going_out_after_a_last_tile_the_camera_missed_asks_for_it_and_ends_the_round() -> None:
+    h = Harness()
+    h.see(board(engine=ENGINE))
+    h.rec.start_round("Ana", "web", hands={"Ana": 1, "Ben": 5, "Cy": 5})
+    assert h.table.submit(Out("Ana"), "web", alert=False).waiting
+    h.see(board({}, ENGINE, at=0.0))
+    h.see(board({}, ENGINE, at=1.0))
+    missed = h.seen_events(Question)[-1]
+    assert missed.text == ("Ana went out, but the camera has not seen their last tile. "
+                           "What did Ana lay that the camera missed?")
+    h.rec.answer(missed.id, "12|3")
+    assert h.actions[1:] == [Play("Ana", (3, 12), "Ana"), Out("Ana")]
+    assert h.table.state().phase == "ended" and h.seen_events(IllegalAction) == []
+
+
+def test_going_out_after_a_double_and_a_last_tile_the_camera_missed_waits_for_that_tile() -> None:
+    """Seen on seed 22: Dee's 6|6 was recorded, her last tile after it was not, and she went out."""
+    h = Harness("classic")  # a double is followed by its own player
+    h.see(board(engine=ENGINE))
+    h.rec.start_round("Ana", "web", hands={"Ana": 3, "Ben": 5, "Cy": 5})
+    for play in (Play("Ana", (6, 12), "Ana"), Play("Ben", (3, 12), "Ben"), Play("Cy", (4, 12), "Cy"),
+                 Play("Ana", (6, 6), "Ana")):  # as the camera records them
+        assert h.table.submit(play, "camera").ok
+    assert h.table.state().turn == "Ana"
+    assert h.table.submit(Out("Ana"), "web", alert=False).waiting
+    h.see(board({}, ENGINE, at=5.0))
+    h.see(board({}, ENGINE, at=6.0))
+    missed = h.seen_events(Question)[-1]
+    assert missed.text.startswith("Ana went out, but the camera has not seen their last tile.")
+
+
 def test_a_press_that_becomes_in_turn_once_the_camera_records_the_tile_goes_through_unasked() -> None:
     h = started()
     assert h.table.submit(Draw("Ben"), "web", alert=False).waiting
@@ -294,6 +325,34 @@ def test_a_fitting_tile_the_table_says_was_not_the_players_is_left_alone() -> No
     h.see(board({"Ben": [tile]}, ENGINE))
     h.rec.answer(h.seen_events(Question)[-1].id, NONE_OF_THESE)
     assert h.see(board({"Ben": [tile]}, ENGINE)) == []
+    assert h.seen_events(IllegalAction) == [] and len(h.actions) == 1
+
+
+def test_a_tile_laid_by_someone_else_asks_what_the_turns_player_laid_then_records_both() -> None:
+    """Seen on seed 22: Ana's tile went unseen, then Ben laid on his own train. Told someone else laid
+    it, the hub asks what Ana laid, records that, and then Ben's tile is his legal play."""
+    h = started()
+    ben = seen(2, sure(12), sure(9))
+    h.see(board({"Ben": [ben]}, ENGINE))
+    question = h.seen_events(Question)[-1]
+    assert question.choices == ("12|9", SOMEONE_ELSE, NONE_OF_THESE)
+    assert h.rec.answer(question.id, SOMEONE_ELSE) is None
+    missed = h.seen_events(Question)[-1]
+    assert missed.text == "Then the camera missed Ana's turn. What did Ana lay?"
+    assert missed.choices == (NOTHING_MISSED,) and missed.typed
+    h.rec.answer(missed.id, "12|0")
+    h.see(board({"Ben": [ben]}, ENGINE))
+    assert h.actions[1:] == [Play("Ana", (0, 12), "Ana"), Play("Ben", (9, 12), "Ben")]
+    assert h.seen_events(IllegalAction) == []
+
+
+def test_a_tile_laid_by_someone_else_when_nothing_was_missed_is_left_alone() -> None:
+    h = started()
+    ben = seen(2, sure(12), sure(9))
+    h.see(board({"Ben": [ben]}, ENGINE))
+    h.rec.answer(h.seen_events(Question)[-1].id, SOMEONE_ELSE)
+    h.rec.answer(h.seen_events(Question)[-1].id, NOTHING_MISSED)
+    assert h.see(board({"Ben": [ben]}, ENGINE)) == [] and h.rec.pending is None
     assert h.seen_events(IllegalAction) == [] and len(h.actions) == 1
 
 

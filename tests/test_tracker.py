@@ -283,6 +283,45 @@ def test_a_recorded_tile_whose_track_a_passing_hand_dragged_off_is_found_again()
     assert tracker.claims == {again.id: "Ana"}  # the game's claim follows the tile, no stale second one
 
 
+def test_a_recorded_tiles_box_slipping_onto_the_next_tile_does_not_hide_that_tile() -> None:
+    """Seen on seed 21: with a double laid at the end of Ben's 5|8, the detector's box for the 5|8
+    slid half onto the double and read 7|7. The game knows where the 5|8 lies: the double is the
+    train's next tile, not a second look at the 5|8."""
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 5), (5, 8)])
+    run(tracker, [ana] * 8)
+    for t in tracker.board.trains["Ana"]:
+        tracker.claim(t.id, "Ana")
+    double = lay_train(1, [(12, 5), (5, 8), (8, 8)])[2]
+    c = np.mean(ana[1].corners, axis=0) + CAL.direction(1) * L * 0.25  # slipped a quarter tile outwards
+    slipped = blurred(tile(c, math.degrees(math.atan2(CAL.direction(1)[1], CAL.direction(1)[0])), (7, 7)), 0.4)
+    run(tracker, [[ana[0], slipped, double]] * 8, t0=1.0)
+    chain = tracker.board.trains["Ana"]
+    assert [t.id for t in chain[:2]] == list(tracker.claims)  # the recorded tiles, where they were taken
+    assert len(chain) == 3 and chain[2].reading == (8, 8)
+    assert np.allclose(chain[1].corners, ana[1].corners)
+
+
+def test_a_recorded_tile_found_again_as_an_offset_box_keeps_its_place_in_the_train() -> None:
+    """Seen on seed 27: after a hand passed, the detector boxed the joint of a recorded 1|8 and 5|8 as
+    "8|8" and missed the 5|8. The claim moves to that box, but the 5|8 still lies where it did, so the
+    next tile (5|11) continues the train from there."""
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 1), (1, 8), (8, 5)])
+    run(tracker, [ana] * 8)
+    for t in tracker.board.trains["Ana"]:
+        tracker.claim(t.id, "Ana")
+    run(tracker, [ana[:2]] * 3, t0=1.0)  # a hand over the 5|8
+    joint = (np.mean(ana[1].corners, axis=0) + np.mean(ana[2].corners, axis=0)) / 2
+    ghost = tile(joint, math.degrees(math.atan2(CAL.direction(1)[1], CAL.direction(1)[0])), (8, 8))
+    nxt = lay_train(1, [(12, 1), (1, 8), (8, 5), (5, 11)])[3]
+    run(tracker, [[*ana[:2], ghost, nxt]] * 8, t0=1.3)
+    chain = tracker.board.trains["Ana"]
+    assert len(chain) == 4 and set(tracker.claims) == {t.id for t in chain[:3]}
+    assert np.allclose(chain[2].corners, ana[2].corners)  # where the 5|8 lies, not where the box was
+    assert chain[3].reading == (5, 11)
+
+
 @pytest.mark.parametrize(("turn", "aside"), [(30.0, 0.0), (40.0, 0.0), (20.0, 0.3)])
 def test_a_tile_laid_askew_in_an_empty_slot_starts_that_train_not_a_neighbours(turn: float, aside: float) -> None:
     tracker = Tracker(CAL)
