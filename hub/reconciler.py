@@ -474,12 +474,12 @@ class Reconciler:
             if len(chain) > n and chain[n].id not in self.round.illegal:
                 candidates += [(r.probability, r, chain[n].id) for r in self.readings(train, chain[n]) if r.legal]
         candidates.sort(key=lambda c: -c[0])
-        for probability, reading, tile_id in candidates:
+        for probability, reading, seen_id in candidates:
             label = f"{reading.text} on {train_label(reading.train)}"
             if probability < 0.01 or label in options or len(options) >= self.settings.choices:
                 continue
             options[label] = self._play_for(game, reading.tile, reading.train)
-            tiles[label] = tile_id
+            tiles[label] = seen_id
         if press is None:
             text = f"Then the camera missed {turn}'s turn. What did {turn} lay?"
         else:

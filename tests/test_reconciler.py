@@ -203,6 +203,7 @@ def test_a_press_still_out_of_turn_once_answered_waits_until_the_table_says_noth
     missed = h.seen_events(Question)[-1]
     assert missed.text == "Cy drew, but by the hub's count it is Ana's turn. What did Ana lay that the camera missed?"
     assert missed.choices == ("12|5 on Ana's train", "12|6 on Ana's train", NOTHING_MISSED)
+    assert h.rec.pending is not None and h.rec.pending.tile_id is None  # about Ana's turn, not about one tile
     h.rec.answer(missed.id, NOTHING_MISSED)
     (released,) = h.rec.take_released()
     assert released.error is not None and released.error.code is Code.NOT_YOUR_TURN
