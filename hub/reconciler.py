@@ -113,6 +113,15 @@ class RoundSighting:
     counts: Mapping[str, tuple[Tile, ...]] | None = None
 
 
+def typed_tile(text: str) -> Tile | None:
+    """A tile typed on a phone as ``a|b`` (None: the text is no such tile)."""
+    try:
+        a, b = (int(v) for v in text.split("|"))
+    except ValueError:
+        return None
+    return Tile.of(a, b)
+
+
 def tile_likelihoods(inner: Sequence[float], outer: Sequence[float], top: int) -> np.ndarray:
     """P(pixels | tile a|b) up to a constant, as a (top+1, top+1) symmetric matrix; either way round."""
     p = np.zeros(top + 1)
@@ -496,11 +505,10 @@ class Reconciler:
         game = self.table.game
         assert game is not None
         text, _, train = answer.partition(" on ")
-        try:
-            a, b = (int(v) for v in text.split("|"))
-        except ValueError:
-            raise ValueError(f"{answer!r} is neither a choice nor a tile a|b (on a train)") from None
-        plays = game.legal_plays([Tile.of(a, b)])
+        tile = typed_tile(text)
+        if tile is None:
+            raise ValueError(f"{answer!r} is neither a choice nor a tile a|b (on a train)")
+        plays = game.legal_plays([tile])
         if train:
             plays = [p for p in plays if train.strip() in (p.train, train_label(p.train))]
         if not plays:
@@ -619,14 +627,12 @@ class Reconciler:
 
     def _parse_answer(self, answer: str, pending: PendingQuestion) -> Action:
         game = self.table.game
-        try:
-            a, b = (int(v) for v in answer.split("|"))
-        except ValueError:
-            raise ValueError(f"{answer!r} is neither a choice of question {pending.question.id} nor a tile a|b") \
-                from None
+        tile = typed_tile(answer)
+        if tile is None:
+            raise ValueError(f"{answer!r} is neither a choice of question {pending.question.id} nor a tile a|b")
         if game is None or pending.train is None:
             raise ValueError(f"{answer!r} is not one of the choices")
-        return self._play_for(game, Tile.of(a, b), pending.train)
+        return self._play_for(game, tile, pending.train)
 
     # ------------------------------------------------------ end of the round
     def seat_of(self, point: tuple[float, float], players: Sequence[str]) -> str | None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hub.pipeline import FrameReader, Pipeline
+    from hub.reconciler import PendingQuestion
     from hub.table import Verdict
     from vision.frames import FrameSource
     from vision.synth.game import FrameTruth, PlayerInput
@@ -369,7 +370,7 @@ def answer_from_truth(pipeline: Pipeline, truth: FrameTruth, true_steps: Sequenc
     if pending is None or pending.kind == "start":
         return None
     if pending.kind == "missed":
-        return missed_from_truth(pipeline, truth, true_steps)
+        return missed_from_truth(pipeline, pending, truth, true_steps)
     game = pipeline.table.game
     laid = {(t.train, t.position): t.values for t in truth.tiles if t.face == "up" and t.train is not None}
     layers = laid_by(true_steps, truth.steps) if ", laid by " in pending.question.text else {}
@@ -385,7 +386,8 @@ def answer_from_truth(pipeline: Pipeline, truth: FrameTruth, true_steps: Sequenc
     return NONE_OF_THESE if values is None else f"{values[0]}|{values[1]}"  # typed in on the phone
 
 
-def missed_from_truth(pipeline: Pipeline, truth: FrameTruth, true_steps: Sequence[Mapping[str, Any]]) -> str:
+def missed_from_truth(pipeline: Pipeline, pending: PendingQuestion, truth: FrameTruth,
+                      true_steps: Sequence[Mapping[str, Any]]) -> str:
     """The play the camera missed, as the table would name it: the true game's next action after those
     the hub has, when that is a play by the player whose turn the hub counts it is. Otherwise (the
     hub's game has gone another way) they cannot name one, and say nothing was missed."""
@@ -393,8 +395,7 @@ def missed_from_truth(pipeline: Pipeline, truth: FrameTruth, true_steps: Sequenc
     from scorekeeper.actions import action_to_json
 
     game = pipeline.table.game
-    pending = None if pipeline.reconciler is None else pipeline.reconciler.pending
-    assert game is not None and pending is not None
+    assert game is not None
     done = [s for s in true_steps[: truth.steps] if "expect" not in s]
     seen = [normal_step(action_to_json(a)) for a in game.history]
     if len(done) <= len(seen) or [normal_step(s) for s in done[: len(seen)]] != seen:
