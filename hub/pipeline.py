@@ -23,6 +23,7 @@ from scorekeeper import Action
 from vision.frames import Frame, FrameSource
 from vision.types import DetectedTile, TileReader
 
+from .bus import Envelope
 from .calibration import Calibration, CalibrationError, HubWatch, find_hub
 from .events import CameraStatus
 from .reconciler import Reconciler, ReconcilerSettings
@@ -254,10 +255,24 @@ class Pipeline:
         self.table.bus.publish(CameraStatus("knocked", "the camera or the hub moved: the hub was found again"))
 
     def run(self) -> None:
-        while not self._stop.is_set():
-            if self.step() is None:
-                break
-        self._apply_queued()
+        watching = self.table.bus.subscribe(self._on_camera_status, "camera-presses", maxsize=64)
+        try:
+            while not self._stop.is_set():
+                if self.step() is None:
+                    break
+            self._apply_queued()
+        finally:
+            watching.close()
+
+    def _on_camera_status(self, envelope: Envelope) -> None:
+        """A press out of turn by the hub's count waits for the camera to catch up. A lost camera will
+        not, and its loop is stuck reconnecting, so what waits is judged now, as with a stopped camera;
+        presses wait again once the camera is back and the hub has been found."""
+        event = envelope.event
+        if isinstance(event, CameraStatus) and event.status == "lost":
+            self.table.hold_presses(False)
+        elif isinstance(event, CameraStatus) and event.status == "ok" and self.reconciler is not None:
+            self.table.hold_presses(True)
 
     def stop(self) -> None:
         self._stop.set()

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
 
 from hub.bus import EventBus
-from hub.events import Question
+from hub.calibration import Calibration, assign_trains
+from hub.events import CameraStatus, Question
 from hub.pipeline import Answer, StartRound, start_pipeline
 from hub.sources.synthetic import SyntheticSource
 from hub.table import Table
 from hub.watching import LiveRecording, calibrate, truth_reader
-from scorekeeper import Start
+from scorekeeper import Code, Draw, Start
 from scorekeeper.store import Store
+from vision.frames import Frame, FrameSource
 
 
 def test_the_threaded_pipeline_asks_who_starts_takes_the_answer_and_stops() -> None:
@@ -44,3 +47,57 @@ def test_the_threaded_pipeline_asks_who_starts_takes_the_answer_and_stops() -> N
     finally:
         handle.stop()
     assert not handle.is_alive() and handle.error is None
+
+
+class SilentCamera(FrameSource):
+    """A camera that sends nothing until told to stop: the loop waits in ``read`` as while reconnecting."""
+
+    name = "silent"
+
+    def __init__(self) -> None:
+        self.closed = threading.Event()
+
+    def open(self) -> None:
+        pass
+
+    def read(self) -> Frame | None:
+        self.closed.wait(10)
+        return None
+
+    def close(self) -> None:
+        self.closed.set()
+
+
+def test_a_press_waiting_for_the_camera_is_judged_once_the_camera_is_lost_and_waits_again_once_it_is_back() -> None:
+    """Cy's draw is out of turn by the hub's count, so it waits for the camera to catch up. A lost
+    camera cannot, and its loop is stuck reconnecting: the draw is judged then, not left hanging."""
+    bus = EventBus()
+    table = Table(Store(":memory:"), bus)
+    table.new_game("dominos-cc", ["Ana", "Ben", "Cy"])
+    assert table.submit(Start(12, "Ana", {"Ana": 15, "Ben": 15, "Cy": 15}), "web").ok
+    camera = SilentCamera()
+    calibration = Calibration((500.0, 500.0), 70.0, tuple(-90.0 + 45.0 * k for k in range(8)),
+                              assign_trains(["Ana", "Ben", "Cy"]))
+    handle = start_pipeline(camera, sees_nothing, table, calibration)
+    try:
+        assert table.submit(Draw("Cy"), "web", alert=False).waiting
+        bus.publish(CameraStatus("reconnecting", "no frame for 5 s"))  # a short gap: it still waits
+        bus.publish(CameraStatus("lost", "cannot open the camera (attempt 5)"))
+        deadline = time.monotonic() + 5
+        while table.waiting_presses() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert table.waiting_presses() == ()
+        refused = table.submit(Draw("Ben"), "web", alert=False)  # judged at once while the camera is away
+        assert not refused.waiting and refused.error is not None and refused.error.code is Code.NOT_YOUR_TURN
+        bus.publish(CameraStatus("ok"))
+        deadline = time.monotonic() + 5
+        while not (waits := table.submit(Draw("Cy"), "web", alert=False)).waiting and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert waits.waiting
+    finally:
+        handle.stop()
+    assert not handle.is_alive() and handle.error is None
+
+
+def sees_nothing(frame: Frame) -> list:
+    return []

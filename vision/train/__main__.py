@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__)
     p.add_argument("--scenes", type=int, default=2000, help="training scenes (seeds 0..N-1)")
-    p.add_argument("--det-steps", type=int, default=24000)
+    p.add_argument("--det-steps", type=int, default=28000)
     p.add_argument("--reader-steps", type=int, default=5000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache", type=Path, default=ROOT / "var" / "train-cache")
@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.perf_counter()
     started = datetime.now(UTC)
+    load_at_start = os.getloadavg()[0]
     log(f"rendering {args.scenes} training scenes into {args.cache}")
     samples = load_or_render(args.cache, range(args.scenes), workers=args.threads, log=log)
     t_render = time.perf_counter() - t0
@@ -71,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     export_reader(rd, args.out / "pip_reader.onnx")
     t_reader = time.perf_counter() - t2
     t_train = time.perf_counter() - t0
+    load_at_end = os.getloadavg()[0]
     log(f"trained in {t_train / 60:.1f} min (render {t_render / 60:.1f}, detector {t_det / 60:.1f},"
         f" reader {t_reader / 60:.1f})")
     if args.skip_eval:
@@ -104,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         results=results,
         models_dir=args.out,
         bench=(bench_tiles, args.threads, bench_ms),
+        load=(load_at_start, load_at_end),
     )
     log(f"wrote {args.out / 'README.md'}")
     return 0

@@ -43,7 +43,9 @@ def targets_markdown(results: list[SetResult]) -> str:
 
 def write_card(path: Path, *, command: str, started: datetime, machine: str, scenes: int, tiles: int, patches: int,
                steps: tuple[int, int], seed: int, minutes: dict[str, float], results: list[SetResult],
-               models_dir: Path, bench: tuple[int, int, dict[str, float]]) -> None:
+               models_dir: Path, bench: tuple[int, int, dict[str, float]], load: tuple[float, float]) -> None:
+    """``load`` is the machine's 1-minute load average when training started and when it ended: the
+    wall times and the bench below are only comparable between runs on an equally quiet machine."""
     sizes = {f.name: f.stat().st_size / 1e6 for f in sorted(models_dir.glob("*.onnx"))}
     frames = ", ".join(f"{w}x{h}" for w, h in FRAME_SIZES)
     text = f"""# Models: tile detector and pip reader
@@ -105,7 +107,7 @@ only on scenes from the renderer (`vision/synth`); the real photos are never see
 
 ## Training time
 
-Wall time on this run, a shared 2-core machine (other engineers' jobs were running too):
+Wall time on this run (load average {load[0]:.1f} when training started, {load[1]:.1f} when it ended):
 render or load the cached scenes {minutes['render']:.1f} min, detector {minutes['detector']:.1f} min,
 reader {minutes['reader']:.1f} min,
 **total {minutes['total']:.1f} min**. Re-running reuses the render cache in `var/train-cache/`.
@@ -131,7 +133,7 @@ Against the issue's targets:
 ## Speed
 
 `domino-hub bench vision` frame (2028x1520, {tiles_b} tiles), onnxruntime on {threads_b} threads, median of 30,
-measured at the end of training on the same machine (shared, so a busy moment inflates it):
+measured at the end of training on the same machine (a busy moment inflates it):
 detect {ms['detect']:.1f} ms, read {ms['read']:.1f} ms, **total {ms['total']:.1f} ms**.
 """
     text += """
