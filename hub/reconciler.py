@@ -155,6 +155,7 @@ class Reconciler:
         self.released: list[Verdict] = table.release_presses()
         table.hold_presses(True)
         self._missed_since: float | None = None  # game time since which a press out of turn has waited
+        self._retried_after: tuple[int, Action | None] | None = None  # the game's length and last action then
 
     # ------------------------------------------------------------- the camera
     def update(self, board: Board, changes: Sequence[BoardChange]) -> list[Verdict]:
@@ -457,7 +458,12 @@ class Reconciler:
     def _catch_up(self, board: Board) -> None:
         """A draw or pass waits as out of turn: re-judge it now the camera has recorded what it saw, and
         if it still waits after ``missed_grace_s``, ask what the turn's player laid that the camera missed."""
-        self.released += self.table.retry_presses()
+        game = self.table.game
+        assert game is not None
+        moved = (len(game.history), game.history[-1] if game.history else None)
+        if moved != self._retried_after:  # a press that waits is refused again until the game moves on
+            self._retried_after = moved
+            self.released += self.table.retry_presses()
         waiting = self.table.waiting_presses()
         if not waiting:
             self._missed_since = None
