@@ -667,7 +667,8 @@ class Reconciler:
         """Each seat's laid-out tiles, read so that no tile is counted twice or taken from the table.
 
         A hand laid out near the end of a train may look like its continuation, so every
-        settled tile past the trains' recorded ends counts, as well as the loose ones.
+        settled tile past the trains' recorded ends counts, as well as the loose ones. A seat
+        showing more tiles than its player holds loses its second looks (``_second_looks``).
         """
         top = game.rules.set
         taken = set(game.on_table)
@@ -676,15 +677,20 @@ class Reconciler:
         laid_out = list(board.loose)
         for train, chain in board.trains.items():
             laid_out += chain[len(game.trains.get(train, ())):]
+        at_seat: dict[str, list[int]] = {}
         for k, seen in enumerate(laid_out):
             if seen.id in claims or self._is_known(game, seen):
                 continue  # a train's tile, seen apart from its train (a hand over the table, a gap)
             seat = self.seat_of(seen.centre, game.players)
-            if seat is None or seat == game.went_out:
-                continue
-            like = tile_likelihoods(seen.inner, seen.outer, top)
-            for t in full_set(top):
-                scored.append((float(like[t.low, t.high]), k, t, seat))
+            if seat is not None and seat != game.went_out:
+                at_seat.setdefault(seat, []).append(k)
+        for seat, ks in at_seat.items():
+            held = None if game.hand_counts is None else game.hand_counts.get(seat)
+            ghosts = self._second_looks(laid_out, ks, held)
+            for k in (k for k in ks if k not in ghosts):
+                like = tile_likelihoods(laid_out[k].inner, laid_out[k].outer, top)
+                for t in full_set(top):
+                    scored.append((float(like[t.low, t.high]), k, t, seat))
         scored.sort(key=lambda s: -s[0])
         hands: dict[str, list[Tile]] = {p: [] for p in game.players if p != game.went_out}
         done: set[int] = set()
@@ -695,6 +701,23 @@ class Reconciler:
             taken.add(t)
             hands[seat].append(t)
         return MappingProxyType({p: tuple(sorted(ts)) for p, ts in hands.items()})
+
+    @staticmethod
+    def _second_looks(laid_out: Sequence[SeenTile], ks: Sequence[int], held: int | None) -> list[int]:
+        """Of a seat's laid-out tiles ``ks``, those to leave out when there are more than the ``held`` the
+        game says the player holds: each most covered by the others in turn, while it lies at least half on
+        them (a box over the joint of two tiles laid end to end reads as a tile made of their halves)."""
+        if held is None:
+            return []
+        left, out = list(ks), []
+        while len(left) > held:
+            quads = {k: Quad.of(laid_out[k].corners) for k in left}
+            share, worst = max((covered_share(quads[k], [quads[o] for o in left if o != k]), k) for k in left)
+            if share < 0.5:
+                break
+            left.remove(worst)
+            out.append(worst)
+        return out
 
     def score_from_camera(self) -> Score:
         """The Score the table confirms: each seat's laid-out tiles as the camera read them."""

@@ -15,7 +15,7 @@ from hub.events import AlertCleared, HandCounts, IllegalAction, Question, Questi
 from hub.reconciler import NONE_OF_THESE, NOTHING_MISSED, SOMEONE_ELSE, Reconciler
 from hub.table import Table
 from hub.tracker import Board, BoardChange, SeenTile, Tracker
-from scorekeeper import Code, Draw, Out, Play, Score, Start
+from scorekeeper import Code, Draw, Out, Play, Score, Start, Tile
 from scorekeeper.store import Store
 
 PLAYERS = ["Ana", "Ben", "Cy"]
@@ -394,6 +394,22 @@ def test_end_of_round_counts_each_seat_and_scores_what_the_table_confirms() -> N
     verdict = h.rec.confirm_score("web")
     assert verdict.ok
     assert h.actions[-1] == Score({"Ana": ((0, 0), (3, 4)), "Ben": ((2, 6), (5, 11))})
+
+
+def test_a_box_over_the_joint_of_two_laid_out_tiles_is_not_counted_when_the_seat_holds_fewer() -> None:
+    """Ben lays out his last two tiles end to end; the camera also finds a box over their joint, which
+    reads as a tile made of their halves (2|5). Ben holds two tiles, so that third one is left out."""
+    h = started()
+    h.table.submit(Play("Ana", (12, 5), "Ana"), "test")
+    h.table.game.hand_counts.update({"Ana": 0, "Ben": 2, "Cy": 3})  # type: ignore[union-attr]
+    assert h.table.submit(Out("Ana"), "button").ok
+    d = CAL.direction({v: k for k, v in CAL.trains.items()}["Ben"])
+    x, y = CAL.centre[0] + d[0] * 420, CAL.centre[1] + d[1] * 420
+    laid_out = [seen(30, sure(6), sure(2), (x, y - 30)), seen(31, sure(5), sure(11), (x, y + 30)),
+                seen(32, sure(2), sure(5), (x, y))]
+    assert h.rec.read_hands(h.table.game, board(loose=laid_out))["Ben"] == (Tile(2, 6), Tile(5, 11))
+    h.table.game.hand_counts["Ben"] = 3  # type: ignore[index]
+    assert h.rec.read_hands(h.table.game, board(loose=laid_out))["Ben"] == (Tile(2, 5), Tile(2, 6), Tile(5, 11))
 
 
 def test_a_tile_whose_play_was_undone_is_not_recorded_again_until_relaid() -> None:
