@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scorekeeper import Action
@@ -337,8 +338,6 @@ def camera_workers(config: Config, table: Table, bus: EventBus) -> list[Pipeline
     for the synthetic camera, which then reads its own truth (a test double) so the demo
     runs on a fresh clone.
     """
-    from pathlib import Path
-
     from scorekeeper import rules_from_spec
 
     from .calibration import assign_trains, from_config, match_slots, save_calibration
@@ -408,9 +407,19 @@ def _source_factory(config: Config) -> tuple[Callable[[], FrameSource], object |
 def camera_reader(top: int) -> FrameReader:
     """The committed ONNX models as the hub's still camera uses them (FileNotFoundError when missing)."""
     from vision.onnx_session import ModelMissingError
-    from vision.reader import OnnxTileReader
 
     try:
-        return image_reader(OnnxTileReader(max_value=top, sticky=True))
+        return hub_reader(top)
     except ModelMissingError as e:
         raise FileNotFoundError(str(e)) from None
+
+
+def hub_reader(top: int, models: Path | None = None, threads: int = 2) -> FrameReader:
+    """The ONNX models as the hub uses them (vision.onnx_session.ModelMissingError when missing): the still
+    camera keeps the detector's input size, and face-down tiles are read too, since a tile that lies
+    at a train's open end is face up whatever the detector says (the tracker decides)."""
+    from vision.onnx_session import MODELS_DIR
+    from vision.reader import OnnxTileReader
+
+    return image_reader(OnnxTileReader(models_dir=models or MODELS_DIR, threads=threads, max_value=top,
+                                       sticky=True, read_face_down=True))

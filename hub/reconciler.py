@@ -18,6 +18,8 @@ anything about the place, and a tile that carries the train's end but is illegal
 whose turn the hub counts it is (train closed, not your turn) is just what a play after
 one the camera missed looks like, so that is asked ("..., laid by Ana?"), never alerted.
 "Someone else laid it" then asks what Ana did lay (below), and the tile is judged again.
+A tile the detector took for a back (``SeenTile.face_down``) is always asked about: its
+reading is only a guess, and a back that happens to lie by a train's end is no play.
 
 A draw or pass pressed out of turn by the hub's count is the other sign of a missed play
 (and so is going out when the hub has not seen the last tile). The press waits
@@ -403,12 +405,12 @@ class Reconciler:
             self.round.ignored.add(tile.id)
             return None
         best = readings[0]
-        if best.turn_fault and best.probability >= self.settings.accept:
+        if best.turn_fault and best.probability >= self.settings.accept and not tile.face_down:
             reordered = self._laid_before_last(best, tile)
             if reordered is not None:
                 return reordered
         sure = self.settings.accept if best.legal else self.settings.alert_accept
-        if best.probability >= sure and not best.turn_fault:
+        if best.probability >= sure and not best.turn_fault and not tile.face_down:
             if best.train != train:
                 log.info("%s continues %s's train as well as %s's: the rules say %s", best.text, best.train,
                          train, best.train)
@@ -676,7 +678,7 @@ class Reconciler:
         claims = {} if self.tracker is None else self.tracker.claims
         laid_out = list(board.loose)
         for train, chain in board.trains.items():
-            laid_out += chain[len(game.trains.get(train, ())):]
+            laid_out += [t for t in chain[len(game.trains.get(train, ())):] if not t.face_down]
         at_seat: dict[str, list[int]] = {}
         for k, seen in enumerate(laid_out):
             if seen.id in claims or self._is_known(game, seen):

@@ -7,7 +7,10 @@ is nudged straight stays the same tile. A settled tile that is not seen for ``go
 has been taken away. Settled tiles are placed in trains by following each chain out
 from its hub slot, end to end, so a bend in a long train does not lose it. A tile the game
 has recorded (claimed) is followed where it lay when recorded: the detector's box for it may
-later slip onto its neighbour, but the tile itself does not move.
+later slip onto its neighbour, but the tile itself does not move. A tile the detector mostly
+takes for a back (it does so now and then with few pips, such as 0|1) can still continue a
+train right after its recorded end, where a tile is laid face up; it never counts as a laid-out
+hand or starts the round.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ class SeenTile:
     inner: tuple[float, ...]
     outer: tuple[float, ...]
     settled_at: float  # game time at which it had been still long enough
+    face_down: bool = False  # the detector mostly took it for a back: its reading is a guess (see module doc)
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -135,6 +139,7 @@ class _Track:
         self.last_seen = t
         self.settled_at: float | None = None
         self.missing = False
+        self.face_votes = 0  # frames seen face up less frames seen face down
         self.observe(det, quad, t, frame)
 
     def observe(self, det: DetectedTile, quad: Quad, t: float, frame: int) -> None:
@@ -142,6 +147,7 @@ class _Track:
         self.last_seen = t
         self.missing = False
         self.seen += 1
+        self.face_votes += 1 if det.face == "up" else -1
         probs = [np.asarray(h.probs, np.float64) for h in det.halves]
         centres = np.array([h.center for h in det.halves], np.float64)
         if np.linalg.norm(centres[0] - self.ref[1]) < np.linalg.norm(centres[0] - self.ref[0]):
@@ -167,6 +173,10 @@ class _Track:
     @property
     def probs(self) -> np.ndarray:
         return self.sums / max(self.samples, 1)
+
+    @property
+    def face_down(self) -> bool:
+        return self.face_votes < 0
 
     def reading(self) -> tuple[int, int] | None:
         if not self.samples:
@@ -221,7 +231,8 @@ class Tracker:
         s = self.settings
         self._frame += 1
         frame = self._frame
-        dets = [d for d in detections if d.face == "up" and d.confidence >= s.min_confidence]
+        # face-down tiles count only where their reader read them too (``hub.pipeline.hub_reader``)
+        dets = [d for d in detections if d.confidence >= s.min_confidence and (d.face == "up" or d.values)]
         quads = [Quad.of(d.corners) for d in dets]
         matched = self._associate(dets, quads, t)
         changes: list[BoardChange] = []
@@ -333,7 +344,8 @@ class Tracker:
         if inner_first is False:
             a, b = b, a
         corners = tuple((float(x), float(y)) for x, y in self._placed(track).corners)
-        return SeenTile(track.id, corners, a, b, track.settled_at if track.settled_at is not None else 0.0)
+        return SeenTile(track.id, corners, a, b, track.settled_at if track.settled_at is not None else 0.0,
+                        track.face_down)
 
     def _lay_out(self) -> _Layout:
         """Where every settled tile lies: the engine, each train's chain, the loose ones (by track id)."""
@@ -345,7 +357,7 @@ class Tracker:
         best = cal.radius * 0.6
         for tr in settled:
             d = float(np.linalg.norm(tr.quad.centre - centre))
-            if d < best:
+            if d < best and not tr.face_down:
                 engine, best = tr, d
         held = [self._placed(tr) for tr in settled if tr.id in self.claims and not tr.missing]
         free = [tr for tr in settled if tr is not engine
@@ -354,7 +366,7 @@ class Tracker:
         in_chain = {k for chain in chains.values() for k, _ in chain}
         trains = {train: tuple((free[k].id, inner_first) for k, inner_first in chains.get(train, ()))
                   for _, train in sorted(cal.trains.items())}
-        loose = tuple(tr.id for k, tr in enumerate(free) if k not in in_chain)
+        loose = tuple(tr.id for k, tr in enumerate(free) if k not in in_chain and not tr.face_down)
         return _Layout(None if engine is None else engine.id, trains, loose, MappingProxyType(self.alternatives))
 
     def _placed(self, track: _Track) -> Quad:
@@ -404,6 +416,7 @@ class Tracker:
         lengths = np.array([q.length for q in quads])
         widths = np.array([q.width for q in quads])
         claimed = [self.claims.get(tr.id) for tr in free]
+        down = np.array([tr.face_down for tr in free])
         taken = np.zeros(len(free), bool)
         hub = np.asarray(cal.centre, np.float64)
         chains: dict[str, list[tuple[int, bool]]] = {}
@@ -447,6 +460,8 @@ class Tracker:
                 found = self._link(quad, into, centres, axes, lengths, widths, taken | ~own)
                 if found is None:
                     unclaimed = np.array([c is None for c in claimed])
+                    if claimed[chains[train][-1][0]] != train:
+                        unclaimed &= ~down  # a back only where a tile must lie face up: after the recorded end
                     found = self._link(quad, into, centres, axes, lengths, widths, taken | ~unclaimed)
                     found = None if found is None else (found[0] + 1.0, found[1], found[2])
                 proposals[train] = found

@@ -639,8 +639,6 @@ def truth_reader(recording: Recording, top: int) -> FrameReader:
 
 def model_reader(models: Path | None, threads: int, top: int) -> FrameReader:
     """The real vision stage (raises vision.onnx_session.ModelMissingError when the models are absent)."""
-    from hub.pipeline import image_reader
-    from vision.onnx_session import MODELS_DIR
-    from vision.reader import OnnxTileReader
+    from hub.pipeline import hub_reader
 
-    return image_reader(OnnxTileReader(models_dir=models or MODELS_DIR, threads=threads, max_value=top, sticky=True))
+    return hub_reader(top, models, threads)

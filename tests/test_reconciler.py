@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
 
 import numpy as np
@@ -172,6 +173,20 @@ def test_an_unsure_reading_with_two_legal_answers_asks_and_waits() -> None:
     assert h.seen_events(QuestionClosed)[-1].answer == "12|6"
     h.see(board({"Ana": [unsure], "Ben": [ben]}, ENGINE))
     assert h.actions[-1] == Play("Ben", (3, 12), "Ben")
+
+
+@pytest.mark.parametrize("outer", [5, 9])  # 12|5 is legal on Ana's train, 9|9 would not be
+def test_a_tile_taken_for_a_back_is_asked_about_never_recorded_or_alerted_on_its_reading(outer: int) -> None:
+    """Its reading is a guess: the detector took it for a back (a 0|1, or a back lying by the train's end)."""
+    h = started()
+    back = replace(seen(2, sure(12 if outer == 5 else 9), sure(outer)), face_down=True)
+    h.see(board({"Ana": [back]}, ENGINE))
+    question = h.seen_events(Question)[-1]
+    assert question.text.startswith("Was that ") and question.choices[-1] == NONE_OF_THESE
+    assert len(h.actions) == 1 and h.seen_events(IllegalAction) == []
+    h.rec.answer(question.id, NONE_OF_THESE)  # a back after all: no play, and not asked again
+    h.see(board({"Ana": [back]}, ENGINE))
+    assert len(h.actions) == 1 and h.seen_events(Question)[-1] == question
 
 
 def test_a_draw_pressed_while_the_camera_asks_about_the_last_tile_waits_for_the_answer() -> None:

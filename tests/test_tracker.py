@@ -213,6 +213,34 @@ def test_a_train_turning_sharply_round_an_obstacle_is_still_followed() -> None:
     assert readings(tracker.board, "Ana") == [(12, 4), (4, 9), (9, 2), (2, 6), (6, 1)]
 
 
+def as_back(det: DetectedTile) -> DetectedTile:
+    """The same detection taken for a back, its pips read anyway (``hub.pipeline.hub_reader``)."""
+    return DetectedTile(det.corners, det.halves, det.confidence, "down")
+
+
+def test_a_tile_taken_for_a_back_continues_a_train_only_right_after_its_recorded_end() -> None:
+    """The detector takes Ana's 0|1 for a back. Laid right after her train's recorded end it must be face
+    up, so it continues her train, marked as a guess. Backs anywhere else (the boneyard, hands, after a
+    tile not yet recorded) are no tiles of a train, nor laid-out hands, nor the engine."""
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 4), (4, 0), (0, 1)])
+    ben = lay_train(3, [(12, 3), (3, 5)])
+    boneyard = as_back(tile((200, 800), 0, (6, 6)))
+    frames = [[as_back(engine()), *ana[:2], as_back(ana[2]), ben[0], as_back(ben[1]), boneyard]] * 8
+    run(tracker, frames)
+    for t in tracker.board.trains["Ana"][:2]:
+        tracker.claim(t.id, "Ana")
+    run(tracker, frames[:2], t0=1.0)
+    board = tracker.board
+    assert readings(board, "Ana") == [(12, 4), (4, 0), (0, 1)]
+    assert [t.face_down for t in board.trains["Ana"]] == [False, False, True]
+    assert readings(board, "Ben") == [(12, 3)]  # its back follows a tile the game does not hold yet
+    assert board.loose == () and board.engine is None
+    tracker.claim(board.trains["Ben"][0].id, "Ben")
+    run(tracker, frames[:2], t0=1.2)
+    assert readings(tracker.board, "Ben") == [(12, 3), (3, 5)]
+
+
 def test_a_tile_recorded_in_one_train_is_never_taken_into_another() -> None:
     tracker = Tracker(CAL)
     ana = lay_train(1, [(12, 4), (4, 9), (9, 7)])

@@ -91,6 +91,17 @@ def test_detections_follow_the_detected_tile_contract(reader: OnnxTileReader, sc
             assert t.values is None and all(h.probs == () for h in t.halves)
 
 
+def test_a_reader_asked_to_read_face_down_tiles_too_and_finds_the_same_tiles(scenes: list) -> None:
+    """For the hub, which knows where a tile must lie face up (``hub.pipeline.hub_reader``)."""
+    plain, both = OnnxTileReader(max_value=12), OnnxTileReader(max_value=12, read_face_down=True)
+    image = max(scenes, key=lambda s: sum(t.face == "down" and t.visible > 0.9 for t in s.tiles)).image
+    tiles, all_read = plain.read(image), both.read(image)
+    assert [(t.corners, t.face) for t in tiles] == [(t.corners, t.face) for t in all_read]
+    assert any(t.face == "down" for t in all_read)
+    assert all(len(h.probs) == 13 for t in all_read for h in t.halves)
+    assert [t.halves for t in tiles if t.face == "up"] == [t.halves for t in all_read if t.face == "up"]
+
+
 @pytest.mark.parametrize("bad", [np.zeros((10, 10), np.uint8), np.zeros((10, 10, 3), np.float32)])
 def test_reader_rejects_non_bgr_images(reader: OnnxTileReader, bad: np.ndarray) -> None:
     with pytest.raises(ValueError, match="BGR uint8"):

@@ -34,6 +34,8 @@ class OnnxTileReader:
     ``max_value`` is the set's highest pip value (12 for double-12): the per-half probabilities
     cover 0..max_value and are renormalised over that range. ``sticky``: the frames come from one
     camera that keeps still, so the detector's input size found for one frame is kept for the next.
+    ``read_face_down``: face-down tiles are read too, for a caller that knows better where a tile must
+    lie face up (the detector takes a tile with few pips, such as 0|1, for a back now and then).
     """
 
     models_dir: Path = MODELS_DIR
@@ -41,6 +43,7 @@ class OnnxTileReader:
     max_value: int = 12
     threshold: float = 0.35
     sticky: bool = False
+    read_face_down: bool = False
     times: StageTimes = field(default_factory=StageTimes)
 
     def __post_init__(self) -> None:
@@ -55,13 +58,14 @@ class OnnxTileReader:
         t0 = time.perf_counter()
         found = self.detector.detect(image)
         t1 = time.perf_counter()
-        up = [c for c in found if c.face == "up"]
-        probs = self.pips.read(image, np.stack([c.corners for c in up])) if up else np.zeros((0, 2, NUM_VALUES))
+        to_read = [c for c in found if c.face == "up" or self.read_face_down]
+        probs = (self.pips.read(image, np.stack([c.corners for c in to_read])) if to_read
+                 else np.zeros((0, 2, NUM_VALUES)))
         t2 = time.perf_counter()
         self.times = StageTimes(detect=(t1 - t0) * 1000, read=(t2 - t1) * 1000)
         probs = probs[:, :, : self.max_value + 1]
         probs = probs / np.maximum(probs.sum(axis=-1, keepdims=True), 1e-12)
-        read_probs = dict(zip((id(c) for c in up), probs, strict=True))
+        read_probs = dict(zip((id(c) for c in to_read), probs, strict=True))
         return [self._tile(c, read_probs.get(id(c))) for c in found]
 
     @staticmethod

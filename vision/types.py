@@ -15,7 +15,7 @@ class HalfReading:
     """One half of a tile: where it is and how likely each pip value is (index = value)."""
 
     center: Point
-    probs: tuple[float, ...]  # empty for a face-down tile
+    probs: tuple[float, ...]  # empty for a face-down tile (unless its reader was asked to read those too)
 
     @property
     def value(self) -> int | None:

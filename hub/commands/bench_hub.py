@@ -111,7 +111,7 @@ def _bench(args: argparse.Namespace, folder: Path) -> dict[str, Any] | None:
 
     from hub.bus import EventBus
     from hub.calibration import find_hub, match_slots
-    from hub.pipeline import Pipeline, image_reader
+    from hub.pipeline import Pipeline, hub_reader
     from hub.sources import ReplaySource
     from hub.table import Table
     from scorekeeper import rules_from_spec
@@ -120,11 +120,10 @@ def _bench(args: argparse.Namespace, folder: Path) -> dict[str, Any] | None:
 
     state = json.loads((folder / "state.json").read_text())
     top = rules_from_spec(state["rules"]).set
-    from vision.onnx_session import MODELS_DIR, ModelMissingError
-    from vision.reader import OnnxTileReader
+    from vision.onnx_session import ModelMissingError
 
     try:
-        read = image_reader(OnnxTileReader(args.models or MODELS_DIR, threads=args.threads, max_value=top, sticky=True))
+        read = hub_reader(top, args.models, args.threads)
     except ModelMissingError as e:
         print(f"domino-hub bench hub: {e}", file=sys.stderr)
         return None
