@@ -139,7 +139,7 @@ class _Track:
         self.last_seen = t
         self.settled_at: float | None = None
         self.missing = False
-        self.face_votes = 0  # frames seen face up less frames seen face down
+        self.face_votes = 0  # frames seen face up less frames seen face down, since it last moved
         self.observe(det, quad, t, frame)
 
     def observe(self, det: DetectedTile, quad: Quad, t: float, frame: int) -> None:
@@ -147,7 +147,8 @@ class _Track:
         self.last_seen = t
         self.missing = False
         self.seen += 1
-        self.face_votes += 1 if det.face == "up" else -1
+        self.face_up = det.face == "up"
+        self.face_votes += 1 if self.face_up else -1
         probs = [np.asarray(h.probs, np.float64) for h in det.halves]
         centres = np.array([h.center for h in det.halves], np.float64)
         if np.linalg.norm(centres[0] - self.ref[1]) < np.linalg.norm(centres[0] - self.ref[0]):
@@ -167,6 +168,7 @@ class _Track:
         """The tile moved: its settling and its reading start again from this frame."""
         self.anchor = (self.quad.centre, self.quad.angle, t, frame)
         self.seen = 1
+        self.face_votes = 1 if self.face_up else -1  # a tile taken from a face-down row is laid face up
         self.sums = self.sums[:, :0] if not self.samples else self._last.copy()
         self.samples = 1 if self._last.size else 0
 

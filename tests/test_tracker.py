@@ -241,6 +241,22 @@ def test_a_tile_taken_for_a_back_continues_a_train_only_right_after_its_recorded
     assert readings(tracker.board, "Ben") == [(12, 3), (3, 5)]
 
 
+def test_a_tile_taken_from_a_face_down_row_and_laid_face_up_is_not_a_back() -> None:
+    """Its track may follow it from the row (a back for a long while) to the train: only how it lies
+    since it last moved counts."""
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 4), (4, 0)])
+    run(tracker, [[ana[0]]] * 8)
+    tracker.claim(tracker.board.trains["Ana"][0].id, "Ana")
+    target = np.mean(ana[1].corners, axis=0)
+    path = [target + np.array([15.0 * k, 0.0]) for k in range(4, 0, -1)]
+    row = [[ana[0], as_back(tile(path[0] + [15.0, 0.0], 90.0, (4, 0)))]] * 20
+    carried = [[ana[0], tile(p, 90.0, (4, 0))] for p in path]
+    run(tracker, [*row, *carried, *[ana] * 8], t0=1.0)
+    assert readings(tracker.board, "Ana") == [(12, 4), (4, 0)]
+    assert not tracker.board.trains["Ana"][1].face_down
+
+
 def test_a_tile_recorded_in_one_train_is_never_taken_into_another() -> None:
     tracker = Tracker(CAL)
     ana = lay_train(1, [(12, 4), (4, 9), (9, 7)])
