@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__)
     p.add_argument("--scenes", type=int, default=2000, help="training scenes (seeds 0..N-1)")
-    p.add_argument("--det-steps", type=int, default=28000)
+    p.add_argument("--det-steps", type=int, default=24000)
     p.add_argument("--reader-steps", type=int, default=5000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache", type=Path, default=ROOT / "var" / "train-cache")
