@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -27,6 +28,8 @@ from vision.types import DetectedTile
 
 from .calibration import Calibration
 from .geometry import Quad, angle_gap
+
+FACE_FRAMES = 8  # a tile lies face down when it was seen so in most of its last this many frames
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,9 @@ class _Track:
         self.last_seen = t
         self.settled_at: float | None = None
         self.missing = False
-        self.face_votes = 0  # frames seen face up less frames seen face down, since it last moved
+        # how it lay in the last frames it was seen (True: face up): a tile turns over where it lies when
+        # the hands are laid out, and a tile taken from a face-down row is laid face up
+        self.faces: deque[bool] = deque(maxlen=FACE_FRAMES)
         self.observe(det, quad, t, frame)
 
     def observe(self, det: DetectedTile, quad: Quad, t: float, frame: int) -> None:
@@ -147,8 +152,7 @@ class _Track:
         self.last_seen = t
         self.missing = False
         self.seen += 1
-        self.face_up = det.face == "up"
-        self.face_votes += 1 if self.face_up else -1
+        self.faces.append(det.face == "up")
         probs = [np.asarray(h.probs, np.float64) for h in det.halves]
         centres = np.array([h.center for h in det.halves], np.float64)
         if np.linalg.norm(centres[0] - self.ref[1]) < np.linalg.norm(centres[0] - self.ref[0]):
@@ -168,7 +172,6 @@ class _Track:
         """The tile moved: its settling and its reading start again from this frame."""
         self.anchor = (self.quad.centre, self.quad.angle, t, frame)
         self.seen = 1
-        self.face_votes = 1 if self.face_up else -1  # a tile taken from a face-down row is laid face up
         self.sums = self.sums[:, :0] if not self.samples else self._last.copy()
         self.samples = 1 if self._last.size else 0
 
@@ -178,7 +181,7 @@ class _Track:
 
     @property
     def face_down(self) -> bool:
-        return self.face_votes < 0
+        return 2 * sum(self.faces) < len(self.faces)
 
     def reading(self) -> tuple[int, int] | None:
         if not self.samples:
@@ -244,7 +247,9 @@ class Tracker:
                 track = _Track(next(self._ids), det, quad, t, frame)
                 self._tracks[track.id] = track
                 continue
+            was_down = track.face_down
             track.observe(det, quad, t, frame)
+            self._dirty |= track.settled_at is not None and track.face_down != was_down  # turned over
             centre, angle, _, _ = track.anchor
             moved = np.linalg.norm(quad.centre - centre) > s.still_px * quad.width
             if moved or math.degrees(angle_gap(quad.angle, angle)) > s.still_deg:

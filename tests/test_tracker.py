@@ -257,6 +257,15 @@ def test_a_tile_taken_from_a_face_down_row_and_laid_face_up_is_not_a_back() -> N
     assert not tracker.board.trains["Ana"][1].face_down
 
 
+def test_a_tile_turned_face_up_where_it_lies_is_not_a_back() -> None:
+    """At the end of a round the hands are turned face up where they lay face down all round."""
+    tracker = Tracker(CAL)
+    laid_out = tile((200, 800), 0, (0, 3))
+    run(tracker, [[as_back(laid_out)]] * 200)
+    run(tracker, [[laid_out]] * 5, t0=20.0)
+    assert [t.reading for t in tracker.board.loose] == [(0, 3)]
+
+
 def test_a_tile_recorded_in_one_train_is_never_taken_into_another() -> None:
     tracker = Tracker(CAL)
     ana = lay_train(1, [(12, 4), (4, 9), (9, 7)])
