@@ -707,15 +707,20 @@ class Reconciler:
     @staticmethod
     def _second_looks(laid_out: Sequence[SeenTile], ks: Sequence[int], held: int | None) -> list[int]:
         """Of a seat's laid-out tiles ``ks``, those to leave out when there are more than the ``held`` the
-        game says the player holds: each most covered by the others in turn, while it lies at least half on
-        them (a box over the joint of two tiles laid end to end reads as a tile made of their halves)."""
+        game says the player holds: first those the detector took for a back now and then (a back from the
+        boneyard, seen face up in a few frames, reads as some tile), the most often first; then each most
+        covered by the others in turn, while it lies at least half on them (a box over the joint of two
+        tiles laid end to end reads as a tile made of their halves)."""
         if held is None:
             return []
         left, out = list(ks), []
         while len(left) > held:
             quads = {k: Quad.of(laid_out[k].corners) for k in left}
             share, worst = max((covered_share(quads[k], [quads[o] for o in left if o != k]), k) for k in left)
-            if share < 0.5:
+            backish = min(left, key=lambda k: laid_out[k].up_share)
+            if laid_out[backish].up_share < 1.0:
+                worst = backish
+            elif share < 0.5:
                 break
             left.remove(worst)
             out.append(worst)

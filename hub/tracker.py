@@ -59,7 +59,12 @@ class SeenTile:
     inner: tuple[float, ...]
     outer: tuple[float, ...]
     settled_at: float  # game time at which it had been still long enough
-    face_down: bool = False  # the detector mostly took it for a back: its reading is a guess (see module doc)
+    up_share: float = 1.0  # of its last frames, the share in which the detector saw it face up
+
+    @property
+    def face_down(self) -> bool:
+        """The detector mostly took it for a back: its reading is a guess (see the module's doc)."""
+        return self.up_share < 0.5
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -180,8 +185,12 @@ class _Track:
         return self.sums / max(self.samples, 1)
 
     @property
+    def up_share(self) -> float:
+        return sum(self.faces) / max(len(self.faces), 1)
+
+    @property
     def face_down(self) -> bool:
-        return 2 * sum(self.faces) < len(self.faces)
+        return self.up_share < 0.5
 
     def reading(self) -> tuple[int, int] | None:
         if not self.samples:
@@ -352,7 +361,7 @@ class Tracker:
             a, b = b, a
         corners = tuple((float(x), float(y)) for x, y in self._placed(track).corners)
         return SeenTile(track.id, corners, a, b, track.settled_at if track.settled_at is not None else 0.0,
-                        track.face_down)
+                        track.up_share)
 
     def _lay_out(self) -> _Layout:
         """Where every settled tile lies: the engine, each train's chain, the loose ones (by track id)."""

@@ -179,7 +179,7 @@ def test_an_unsure_reading_with_two_legal_answers_asks_and_waits() -> None:
 def test_a_tile_taken_for_a_back_is_asked_about_never_recorded_or_alerted_on_its_reading(outer: int) -> None:
     """Its reading is a guess: the detector took it for a back (a 0|1, or a back lying by the train's end)."""
     h = started()
-    back = replace(seen(2, sure(12 if outer == 5 else 9), sure(outer)), face_down=True)
+    back = replace(seen(2, sure(12 if outer == 5 else 9), sure(outer)), up_share=0.0)
     h.see(board({"Ana": [back]}, ENGINE))
     question = h.seen_events(Question)[-1]
     assert question.text.startswith("Was that ") and question.choices[-1] == NONE_OF_THESE
@@ -425,6 +425,19 @@ def test_a_box_over_the_joint_of_two_laid_out_tiles_is_not_counted_when_the_seat
     assert h.rec.read_hands(h.table.game, board(loose=laid_out))["Ben"] == (Tile(2, 6), Tile(5, 11))
     h.table.game.hand_counts["Ben"] = 3  # type: ignore[index]
     assert h.rec.read_hands(h.table.game, board(loose=laid_out))["Ben"] == (Tile(2, 5), Tile(2, 6), Tile(5, 11))
+
+
+def test_a_back_seen_face_up_now_and_then_is_not_counted_when_the_seat_holds_fewer() -> None:
+    """Ben holds one tile, 6|2, laid out face up. A back of the boneyard, which the detector saw face up in
+    a few of the last frames, reads as 0|9 near his seat: it is left out of his hand."""
+    h = started()
+    h.table.submit(Play("Ana", (12, 5), "Ana"), "test")
+    h.table.game.hand_counts.update({"Ana": 0, "Ben": 1, "Cy": 3})  # type: ignore[union-attr]
+    assert h.table.submit(Out("Ana"), "button").ok
+    d = CAL.direction({v: k for k, v in CAL.trains.items()}["Ben"])
+    x, y = CAL.centre[0] + d[0] * 420, CAL.centre[1] + d[1] * 420
+    laid_out = [replace(seen(33, sure(0), sure(9), (x + 80, y)), up_share=0.625), seen(34, sure(6), sure(2), (x, y))]
+    assert h.rec.read_hands(h.table.game, board(loose=laid_out))["Ben"] == (Tile(2, 6),)
 
 
 def test_a_tile_whose_play_was_undone_is_not_recorded_again_until_relaid() -> None:
