@@ -32,6 +32,8 @@ from .table import Table, Verdict
 from .tracker import Tracker, TrackerSettings
 
 if TYPE_CHECKING:
+    from vision.reader import OnnxTileReader
+
     from .bus import EventBus
     from .config import Config
 
@@ -218,6 +220,8 @@ class Pipeline:
         self.last_frame = frame
         self.last_verdicts = []
         t0 = time.perf_counter()
+        if isinstance(self.read, HubReader) and self.tracker is not None:
+            self.read.ends, self.read.within = self.tracker.open_ends()
         detections = self.read(frame)
         t1 = time.perf_counter()
         self.stats.frames += 1
@@ -414,12 +418,27 @@ def camera_reader(top: int) -> FrameReader:
         raise FileNotFoundError(str(e)) from None
 
 
-def hub_reader(top: int, models: Path | None = None, threads: int = 2) -> FrameReader:
+def hub_reader(top: int, models: Path | None = None, threads: int = 2) -> HubReader:
     """The ONNX models as the hub uses them (vision.onnx_session.ModelMissingError when missing): the still
-    camera keeps the detector's input size, and face-down tiles are read too, since a tile that lies
-    at a train's open end is face up whatever the detector says (the tracker decides)."""
+    camera keeps the detector's input size (``sticky``)."""
     from vision.onnx_session import MODELS_DIR
     from vision.reader import OnnxTileReader
 
-    return image_reader(OnnxTileReader(models_dir=models or MODELS_DIR, threads=threads, max_value=top,
-                                       sticky=True, read_face_down=True))
+    return HubReader(OnnxTileReader(models_dir=models or MODELS_DIR, threads=threads, max_value=top, sticky=True))
+
+
+class HubReader:
+    """The pipeline's reader, told each frame where the trains' next tiles would lie (``Tracker.open_ends``).
+
+    A tile lies face up there, whatever the detector says (it takes a tile with few pips, such as 0|1,
+    for a back now and then), so a face-down tile found there is read too; backs elsewhere (the boneyard,
+    the hands) are not, which keeps their cost and their guessed readings out of the loop.
+    """
+
+    def __init__(self, reader: OnnxTileReader) -> None:
+        self.reader = reader
+        self.ends: Sequence[tuple[float, float]] = ()
+        self.within = 0.0
+
+    def __call__(self, frame: Frame) -> list[DetectedTile]:
+        return self.reader.read(frame.image, self.ends, self.within)

@@ -289,6 +289,23 @@ class Tracker:
         self.board = self._build_board(t, unsettled)
         return changes
 
+    def open_ends(self) -> tuple[list[tuple[float, float]], float]:
+        """Where each train's next tile would lie, and how far from there a tile may be: beside the last
+        tile the game holds in it, or at the mouth of its slot. A tile found there lies face up."""
+        cal = self.calibration
+        placed = {tr.id: self._placed(tr) for tr in self._tracks.values()}
+        length = float(np.median([q.length for q in placed.values()])) if placed else cal.radius
+        points: list[tuple[float, float]] = []
+        for slot, train in cal.trains.items():
+            mine = [tid for tid, held in self.claims.items() if held == train and tid in placed]
+            chain = [t.id for t in self.board.trains.get(train, ()) if t.id in mine]
+            if chain:
+                points.append(tuple(float(v) for v in placed[chain[-1]].centre))  # type: ignore[arg-type]
+            else:
+                mouth = np.asarray(cal.centre, np.float64) + cal.direction(slot) * cal.radius
+                points.append((float(mouth[0]), float(mouth[1])))
+        return points, 1.6 * length
+
     # ------------------------------------------------------------ association
     def _associate(self, dets: list[DetectedTile], quads: list[Quad], t: float) -> dict[int, _Track]:
         """Each detection to at most one track: nearest first, then settled tiles nudged a little further."""

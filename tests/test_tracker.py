@@ -266,6 +266,19 @@ def test_a_tile_turned_face_up_where_it_lies_is_not_a_back() -> None:
     assert [t.reading for t in tracker.board.loose] == [(0, 3)]
 
 
+def test_the_open_ends_are_beside_each_trains_last_recorded_tile_or_at_its_slots_mouth() -> None:
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 4), (4, 9)])
+    run(tracker, [ana] * 8)
+    tracker.claim(tracker.board.trains["Ana"][0].id, "Ana")
+    points, within = tracker.open_ends()
+    ends = dict(zip((train for _, train in CAL.trains.items()), points, strict=True))
+    np.testing.assert_allclose(ends["Ana"], np.mean(ana[0].corners, axis=0), atol=1e-6)  # 4|9 is not held yet
+    mouth = np.asarray(CAL.centre) + CAL.direction(3) * CAL.radius
+    np.testing.assert_allclose(ends["Ben"], mouth, atol=1e-6)
+    assert within == pytest.approx(1.6 * L)
+
+
 def test_a_tile_recorded_in_one_train_is_never_taken_into_another() -> None:
     tracker = Tracker(CAL)
     ana = lay_train(1, [(12, 4), (4, 9), (9, 7)])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from vision.detector import Candidate, OnnxTileDetector
 from vision.geometry import NUM_VALUES, half_centers
 from vision.onnx_session import MODELS_DIR
 from vision.pips import OnnxPipReader
-from vision.types import DetectedTile, HalfReading
+from vision.types import DetectedTile, HalfReading, Point
 
 
 @dataclass
@@ -34,8 +35,6 @@ class OnnxTileReader:
     ``max_value`` is the set's highest pip value (12 for double-12): the per-half probabilities
     cover 0..max_value and are renormalised over that range. ``sticky``: the frames come from one
     camera that keeps still, so the detector's input size found for one frame is kept for the next.
-    ``read_face_down``: face-down tiles are read too, for a caller that knows better where a tile must
-    lie face up (the detector takes a tile with few pips, such as 0|1, for a back now and then).
     """
 
     models_dir: Path = MODELS_DIR
@@ -43,7 +42,6 @@ class OnnxTileReader:
     max_value: int = 12
     threshold: float = 0.35
     sticky: bool = False
-    read_face_down: bool = False
     times: StageTimes = field(default_factory=StageTimes)
 
     def __post_init__(self) -> None:
@@ -52,13 +50,22 @@ class OnnxTileReader:
         self.detector = OnnxTileDetector(self.models_dir, self.threads, self.threshold, self.sticky)
         self.pips = OnnxPipReader(self.models_dir, self.threads)
 
-    def read(self, image: np.ndarray) -> list[DetectedTile]:
+    def read(self, image: np.ndarray, backs_at: Sequence[Point] = (), within: float = 0.0) -> list[DetectedTile]:
+        """``backs_at``: face-down tiles centred within ``within`` px of one of these points are read too, for
+        a caller that knows a tile lies face up there (the detector takes a tile with few pips, such as 0|1,
+        for a back now and then)."""
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             raise ValueError(f"expected a BGR uint8 image (H, W, 3), got {image.dtype} {image.shape}")
         t0 = time.perf_counter()
         found = self.detector.detect(image)
         t1 = time.perf_counter()
-        to_read = [c for c in found if c.face == "up" or self.read_face_down]
+        points = np.asarray(backs_at, np.float64).reshape(-1, 2)
+
+        def near(c: Candidate) -> bool:
+            gaps = np.linalg.norm(points - c.corners.mean(axis=0), axis=1)
+            return bool(len(gaps)) and float(gaps.min()) <= within
+
+        to_read = [c for c in found if c.face == "up" or near(c)]
         probs = (self.pips.read(image, np.stack([c.corners for c in to_read])) if to_read
                  else np.zeros((0, 2, NUM_VALUES)))
         t2 = time.perf_counter()
