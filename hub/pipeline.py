@@ -276,7 +276,8 @@ class Pipeline:
         event = envelope.event
         if isinstance(event, CameraStatus) and event.status == "lost":
             self.table.hold_presses(False)
-        elif isinstance(event, CameraStatus) and event.status == "ok" and self.reconciler is not None:
+        elif (isinstance(event, CameraStatus) and event.status == "ok" and self.reconciler is not None
+              and not self._stop.is_set()):  # a stopped camera's last news holds nothing any more
             self.table.hold_presses(True)
 
     def stop(self) -> None:

@@ -56,11 +56,13 @@ class SilentCamera(FrameSource):
 
     def __init__(self) -> None:
         self.closed = threading.Event()
+        self.reading = threading.Event()
 
     def open(self) -> None:
         pass
 
     def read(self) -> Frame | None:
+        self.reading.set()
         self.closed.wait(10)
         return None
 
@@ -79,6 +81,7 @@ def test_a_press_waiting_for_the_camera_is_judged_once_the_camera_is_lost_and_wa
     calibration = Calibration((500.0, 500.0), 70.0, tuple(-90.0 + 45.0 * k for k in range(8)),
                               assign_trains(["Ana", "Ben", "Cy"]))
     handle = start_pipeline(camera, sees_nothing, table, calibration)
+    assert camera.reading.wait(10)  # the loop runs, and listens to the camera's state
     try:
         assert table.submit(Draw("Cy"), "web", alert=False).waiting
         bus.publish(CameraStatus("reconnecting", "no frame for 5 s"))  # a short gap: it still waits

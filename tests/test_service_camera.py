@@ -180,10 +180,12 @@ def test_an_input_the_camera_did_not_take_in_time_is_called_off_not_done_later(
 
         def __init__(self) -> None:
             self.back = threading.Event()
+            self.reading = threading.Event()
 
         def open(self) -> None: ...
 
         def read(self) -> Frame | None:
+            self.reading.set()
             self.back.wait(30)
             return None
 
@@ -199,6 +201,7 @@ def test_an_input_the_camera_did_not_take_in_time_is_called_off_not_done_later(
     calibration = Calibration((500.0, 500.0), 70.0, tuple(-90.0 + 45.0 * k for k in range(8)), assign_trains(players))
     handle = PipelineHandle(Pipeline(camera, lambda frame: [], table, calibration))
     handle.start()
+    assert camera.reading.wait(10)  # the loop waits on the camera: nothing queued now is taken before it is back
     monkeypatch.setattr(hub.service, "INPUT_TIMEOUT_S", 0.2)
     inputs = CameraInputs(table, lambda: handle)
     with pytest.raises(TimeoutError, match="nothing was done"):
