@@ -411,15 +411,20 @@ def test_end_of_round_counts_each_seat_and_scores_what_the_table_confirms() -> N
     assert h.actions[-1] == Score({"Ana": ((0, 0), (3, 4)), "Ben": ((2, 6), (5, 11))})
 
 
+def ana_went_out(ben_holds: int) -> tuple[Harness, tuple[float, float]]:
+    """A round Ana has just gone out of, Ben holding ``ben_holds`` tiles; and a spot in front of Ben's seat."""
+    h = started()
+    h.table.submit(Play("Ana", (12, 5), "Ana"), "test")
+    h.table.game.hand_counts.update({"Ana": 0, "Ben": ben_holds, "Cy": 3})  # type: ignore[union-attr]
+    assert h.table.submit(Out("Ana"), "button").ok
+    d = CAL.direction({v: k for k, v in CAL.trains.items()}["Ben"])
+    return h, (CAL.centre[0] + d[0] * 420, CAL.centre[1] + d[1] * 420)
+
+
 def test_a_box_over_the_joint_of_two_laid_out_tiles_is_not_counted_when_the_seat_holds_fewer() -> None:
     """Ben lays out his last two tiles end to end; the camera also finds a box over their joint, which
     reads as a tile made of their halves (2|5). Ben holds two tiles, so that third one is left out."""
-    h = started()
-    h.table.submit(Play("Ana", (12, 5), "Ana"), "test")
-    h.table.game.hand_counts.update({"Ana": 0, "Ben": 2, "Cy": 3})  # type: ignore[union-attr]
-    assert h.table.submit(Out("Ana"), "button").ok
-    d = CAL.direction({v: k for k, v in CAL.trains.items()}["Ben"])
-    x, y = CAL.centre[0] + d[0] * 420, CAL.centre[1] + d[1] * 420
+    h, (x, y) = ana_went_out(ben_holds=2)
     laid_out = [seen(30, sure(6), sure(2), (x, y - 30)), seen(31, sure(5), sure(11), (x, y + 30)),
                 seen(32, sure(2), sure(5), (x, y))]
     assert h.rec.read_hands(h.table.game, board(loose=laid_out))["Ben"] == (Tile(2, 6), Tile(5, 11))
@@ -430,12 +435,7 @@ def test_a_box_over_the_joint_of_two_laid_out_tiles_is_not_counted_when_the_seat
 def test_a_back_seen_face_up_now_and_then_is_not_counted_when_the_seat_holds_fewer() -> None:
     """Ben holds one tile, 6|2, laid out face up. A back of the boneyard, which the detector saw face up in
     a few of the last frames, reads as 0|9 near his seat: it is left out of his hand."""
-    h = started()
-    h.table.submit(Play("Ana", (12, 5), "Ana"), "test")
-    h.table.game.hand_counts.update({"Ana": 0, "Ben": 1, "Cy": 3})  # type: ignore[union-attr]
-    assert h.table.submit(Out("Ana"), "button").ok
-    d = CAL.direction({v: k for k, v in CAL.trains.items()}["Ben"])
-    x, y = CAL.centre[0] + d[0] * 420, CAL.centre[1] + d[1] * 420
+    h, (x, y) = ana_went_out(ben_holds=1)
     laid_out = [replace(seen(33, sure(0), sure(9), (x + 80, y)), up_share=0.625), seen(34, sure(6), sure(2), (x, y))]
     assert h.rec.read_hands(h.table.game, board(loose=laid_out))["Ben"] == (Tile(2, 6),)
 
