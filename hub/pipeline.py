@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from scorekeeper import Action
 from vision.frames import Frame, FrameSource
-from vision.types import DetectedTile, TileReader
+from vision.types import DetectedTile
 
 from .bus import Envelope
 from .calibration import Calibration, CalibrationError, HubWatch, find_hub
@@ -40,11 +40,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FrameReader = Callable[[Frame], Sequence[DetectedTile]]
-
-
-def image_reader(reader: TileReader) -> FrameReader:
-    """A vision TileReader as a pipeline stage."""
-    return lambda frame: reader.read(frame.image)
 
 
 # ------------------------------------------------------------------ inputs

@@ -715,13 +715,12 @@ class Reconciler:
             return []
         left, out = list(ks), []
         while len(left) > held:
-            quads = {k: Quad.of(laid_out[k].corners) for k in left}
-            share, worst = max((covered_share(quads[k], [quads[o] for o in left if o != k]), k) for k in left)
-            backish = min(left, key=lambda k: laid_out[k].up_share)
-            if laid_out[backish].up_share < 1.0:
-                worst = backish
-            elif share < 0.5:
-                break
+            worst = min(left, key=lambda k: laid_out[k].up_share)
+            if laid_out[worst].up_share == 1.0:
+                quads = {k: Quad.of(laid_out[k].corners) for k in left}
+                share, worst = max((covered_share(quads[k], [quads[o] for o in left if o != k]), k) for k in left)
+                if share < 0.5:
+                    break
             left.remove(worst)
             out.append(worst)
         return out

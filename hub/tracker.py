@@ -32,6 +32,11 @@ from .geometry import Quad, angle_gap
 FACE_FRAMES = 8  # a tile lies face down when it was seen so in most of its last this many frames
 
 
+def lies_face_down(up_share: float) -> bool:
+    """Seen face down in most of its last frames (``up_share``: the share seen face up)."""
+    return up_share < 0.5
+
+
 @dataclass(frozen=True)
 class TrackerSettings:
     stable_s: float = 0.5  # seen in one place this long before a tile counts
@@ -64,7 +69,7 @@ class SeenTile:
     @property
     def face_down(self) -> bool:
         """The detector mostly took it for a back: its reading is a guess (see the module's doc)."""
-        return self.up_share < 0.5
+        return lies_face_down(self.up_share)
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -190,7 +195,7 @@ class _Track:
 
     @property
     def face_down(self) -> bool:
-        return self.up_share < 0.5
+        return lies_face_down(self.up_share)
 
     def reading(self) -> tuple[int, int] | None:
         if not self.samples:
@@ -245,7 +250,7 @@ class Tracker:
         s = self.settings
         self._frame += 1
         frame = self._frame
-        # face-down tiles count only where their reader read them too (``hub.pipeline.hub_reader``)
+        # face-down tiles count only where their reader read them too (``hub.pipeline.HubReader``)
         dets = [d for d in detections if d.confidence >= s.min_confidence and (d.face == "up" or d.values)]
         quads = [Quad.of(d.corners) for d in dets]
         matched = self._associate(dets, quads, t)
@@ -293,14 +298,13 @@ class Tracker:
         """Where each train's next tile would lie, and how far from there a tile may be: beside the last
         tile the game holds in it, or at the mouth of its slot. A tile found there lies face up."""
         cal = self.calibration
-        placed = {tr.id: self._placed(tr) for tr in self._tracks.values()}
-        length = float(np.median([q.length for q in placed.values()])) if placed else cal.radius
+        lengths = [self._placed(tr).length for tr in self._tracks.values()]
+        length = float(np.median(lengths)) if lengths else cal.radius
         points: list[tuple[float, float]] = []
         for slot, train in cal.trains.items():
-            mine = [tid for tid, held in self.claims.items() if held == train and tid in placed]
-            chain = [t.id for t in self.board.trains.get(train, ()) if t.id in mine]
-            if chain:
-                points.append(tuple(float(v) for v in placed[chain[-1]].centre))  # type: ignore[arg-type]
+            held = [t for t in self.board.trains.get(train, ()) if self.claims.get(t.id) == train]
+            if held:
+                points.append(held[-1].centre)  # the board's tiles lie where the game took them
             else:
                 mouth = np.asarray(cal.centre, np.float64) + cal.direction(slot) * cal.radius
                 points.append((float(mouth[0]), float(mouth[1])))

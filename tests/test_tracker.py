@@ -214,7 +214,7 @@ def test_a_train_turning_sharply_round_an_obstacle_is_still_followed() -> None:
 
 
 def as_back(det: DetectedTile) -> DetectedTile:
-    """The same detection taken for a back, its pips read anyway (``hub.pipeline.hub_reader``)."""
+    """The same detection taken for a back, its pips read anyway (``hub.pipeline.HubReader``)."""
     return DetectedTile(det.corners, det.halves, det.confidence, "down")
 
 
