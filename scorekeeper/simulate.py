@@ -8,7 +8,7 @@ it back, as real players do.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .actions import MEXICAN, Action, Blocked, Draw, Out, Pass, Play, Score, Start
@@ -35,10 +35,12 @@ class Simulator:
         players: Sequence[str],
         rng: random.Random,
         illegal_rate: float = 0.0,
+        room: Callable[[Play], bool] | None = None,
     ) -> None:
         self.game = Game(rules, players)
         self.rng = rng
         self.illegal_rate = illegal_rate
+        self.room = room  # whether a play has room on the table (a filmed game): players avoid crowded spots
         self.hands: dict[str, list[Tile]] = {p: [] for p in players}
         self.boneyard: list[Tile] = []
         self.dealt: dict[str, int] = {}
@@ -101,7 +103,8 @@ class Simulator:
                 attempt = self._illegal_attempt(actor)
                 if attempt is not None:
                     yield attempt
-            legal = game.legal_plays(hand, actor)
+            # a tile with no room on the table is not played: the player draws or passes instead
+            legal = self._roomy(game.legal_plays(hand, actor))
             if legal:
                 play = self.rng.choice(legal)
                 tile = Tile.of(*play.tile)
@@ -132,6 +135,11 @@ class Simulator:
                 played_this_turn = 0
         raise RuntimeError("round did not finish")  # pragma: no cover - a bug guard, not a rule
 
+    def _roomy(self, plays: list[Play]) -> list[Play]:
+        """The plays that have room on the table (all of them when nobody asks)."""
+        room = self.room
+        return plays if room is None else [p for p in plays if room(p)]
+
     def _score(self) -> Score:
         went_out = self.game.went_out
         return Score({p: tuple((t.low, t.high) for t in h) for p, h in self.hands.items() if p != went_out})
@@ -143,12 +151,14 @@ class Simulator:
         tile = self.rng.choice(self.hands[actor])
         trains = [*self.game.players, MEXICAN]
         self.rng.shuffle(trains)
+        wrong = {}
         for train in trains:
             play = Play(actor, (tile.high, tile.low), train)
             error = self.game.check(play)
             if error is not None:
-                return SimStep(play, error.code)
-        return None
+                wrong[play] = error.code
+        roomy = self._roomy(list(wrong))
+        return SimStep(roomy[0], wrong[roomy[0]]) if roomy else None
 
     def game_steps(self, rounds: int | None = None) -> Iterator[SimStep]:
         """Every round of the game (or the first ``rounds``), in order."""

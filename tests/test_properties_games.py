@@ -317,3 +317,30 @@ def test_the_checks_see_every_kind_of_verdict() -> None:
         blocked += stats.blocked
     assert codes >= {Code.NOT_YOUR_TURN, Code.DUPLICATE_TILE, Code.OPEN_DOUBLE, Code.TRAIN_CLOSED, Code.NO_MATCH}
     assert blocked > 0
+
+
+@settings(PROPERTY_SETTINGS, max_examples=60)
+@given(games(sets=(6, 9)), st.integers(0, 2**32 - 1))
+def test_a_play_with_no_room_is_never_made(case: tuple[dict[str, Any], int, int], salt: int) -> None:
+    """A filmed game asks whether each play has room on the table. A crowded play is never made,
+    legal or illegal; the player draws or passes instead, every round still ends, and every step is
+    judged as the simulator says."""
+    spec, players, seed = case
+    crowded = {(t, train) for t in range(19) for train in ("mexican", "Ana", "Ben") if (t * 7 + salt) % 3 == 0}
+    asked: list[Play] = []
+
+    def room(play: Play) -> bool:
+        asked.append(play)
+        return (play.tile[0], play.train) not in crowded and (play.tile[1], play.train) not in crowded
+
+    rules = rules_from_spec(spec)
+    sim = Simulator(rules, random_players(players), random.Random(seed), illegal_rate=0.1, room=room)
+    replay = Game(rules, sim.game.players)
+    for step in sim.game_steps():
+        if isinstance(step.action, Play):
+            assert room(step.action), f"{step.action} was made with no room"
+        error = replay.check(step.action)
+        assert (None if error is None else error.code) == step.illegal
+        if error is None:
+            replay.push(step.action)
+    assert asked and sim.game.game_over

@@ -205,3 +205,26 @@ def test_laid_tiles_stay_on_the_table_and_off_the_players_tiles(seed: int) -> No
                                                   other.footprint(d).astype(np.float32))
             assert shared < 0.02 * d.length * d.width, f"{mine.owner}'s tile {mine.values} lies under a tile"
     assert out_of_view(g) is None
+
+
+@pytest.mark.parametrize("seed", [101, 113])
+def test_train_tiles_never_lie_over_other_tiles(seed: int) -> None:
+    """Seeds whose trains once grew over other trains once the table filled up: a tile with no room
+    is not played (the player draws or passes), so no laid tile, legal or taken back, ever lies on
+    another -- the camera could not read a tile that real players would never stack."""
+    import cv2
+
+    g = SyntheticGame(seed, width=320, height=240)
+    d = g.dims
+    area = d.length * d.width
+    checked = set()
+    for pieces, _ in g._versions:
+        down = [p for p in pieces if not p.held]
+        for p in (p for p in down if p.train not in (None, "engine")):
+            for q in down:
+                if q is p or q.train == "engine" or (id(p), id(q)) in checked:
+                    continue
+                checked.add((id(p), id(q)))
+                shared, _ = cv2.intersectConvexConvex(p.footprint(d).astype(np.float32),
+                                                      q.footprint(d).astype(np.float32))
+                assert shared < 0.08 * area, f"{p.train}'s {p.values} lies over {q.train or q.owner}'s {q.values}"

@@ -180,7 +180,8 @@ class SyntheticGame:
         if rounds < 1:
             raise ValueError(f"rounds must be at least 1, not {rounds}")
         self.rng = np.random.default_rng([self.seed & 0xFFFFFFFF, 77])
-        self.sim = Simulator(self.rules, names, random.Random(self.seed), illegal_rate=illegal_rate)
+        self.sim = Simulator(self.rules, names, random.Random(self.seed), illegal_rate=illegal_rate,
+                             room=self._has_room)
         self.players: tuple[str, ...] = self.sim.game.players
         self.undo_rate = undo_rate
         style = sample_style(self.rng, self.rules.set)
@@ -414,6 +415,13 @@ class SyntheticGame:
         self._log(start)
         self._input("start", start.first, "phone", start)
         self._marker_for = {}
+
+    def _has_room(self, play: Play) -> bool:
+        """Whether ``play``'s tile would lie clear of the others: a player with a choice avoids a spot
+        where the tile would have to go over another train."""
+        if play.train not in self.builder.ends:  # the engine is not down yet
+            return True
+        return self.builder.has_room(play.train, play.tile)
 
     def _take_from_row(self, player: str, values: tuple[int, int]) -> Piece:
         seat = self._seats[player]

@@ -264,9 +264,14 @@ class Builder:
         across = double and self.doubles_across and end.count > 0
         along = d.width if across else d.length
         if end.count == 0:
-            choice = (end.heading, end.point, 0.0)
+            choice: tuple[float, np.ndarray, float] | None = (end.heading, end.point, 0.0)
         else:
             choice = self._choose(end, along, across)
+            if choice is None and across:  # no room across the train: the double lies along it
+                across, along = False, d.length
+                choice = self._choose(end, along, across)
+            if choice is None:
+                choice = self._boxed_in(end, along, across)
         heading, start, _ = choice
         u = np.array([math.cos(heading), math.sin(heading)])
         center = start + u * (along / 2)
@@ -277,6 +282,22 @@ class Builder:
             end.point, end.heading, end.count, end.last_id = start + u * along, heading, end.count + 1, ident
             end.curl = float(np.clip(end.curl + self.rng.normal(0, 2.5), -14, 14))
         return piece
+
+    def has_room(self, train: str, values: tuple[int, int]) -> bool:
+        """Whether the next tile on ``train`` would lie clear of every other tile; asking draws
+        nothing from the random stream, so a game that never asks lays the same table."""
+        state, stuck = self.rng.bit_generator.state, self.stuck
+        try:
+            piece = self.next_on(train, values, commit=False)
+        finally:
+            self.rng.bit_generator.state = state
+            boxed, self.stuck = self.stuck > stuck, stuck
+        if boxed:
+            return False
+        d = self.layout.dims
+        hits = self.occ.hits_many(piece.center[None], np.array([piece.angle]), d.length, d.width,
+                                  self.ends[train].last_id, soft=ZONE_ID)
+        return bool(hits[0] == 0)
 
     def _starts_after(self, end: TrainEnd, headings: np.ndarray) -> np.ndarray:
         """Middle of the new tile's inner end for each heading, pivoting on the inside corner (K, 2)."""
@@ -334,8 +355,9 @@ class Builder:
         on_table = self.layout.table.inside_many(rects(centers, headings, ln, wd), 20.0)
         return headings, starts, u, centers, ln, wd, on_table
 
-    def _choose(self, end: TrainEnd, along: float, across: bool) -> tuple[float, np.ndarray, float]:
-        """The best free heading for the next tile: straight on if it can, turning as little as it must."""
+    def _choose(self, end: TrainEnd, along: float, across: bool) -> tuple[float, np.ndarray, float] | None:
+        """The best free heading for the next tile: straight on if it can, turning as little as it must;
+        None when no heading is free."""
         d = self.layout.dims
         table = self.layout.table
         deg = self._TURNS + end.curl + self.rng.normal(0, 1.5, len(self._TURNS))
@@ -362,7 +384,7 @@ class Builder:
         if free.any():
             k = int(np.argmin(np.where(free, cost, np.inf)))
             return float(headings[k]), starts[k], float(deg[k])
-        return self._boxed_in(end, along, across)
+        return None
 
     def _boxed_in(self, end: TrainEnd, along: float, across: bool) -> tuple[float, np.ndarray, float]:
         """No turn is free: double back alongside the last tile if that is free, else lie over as little
