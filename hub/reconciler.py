@@ -686,9 +686,12 @@ class Reconciler:
             seat = self.seat_of(seen.centre, game.players)
             if seat is not None and seat != game.went_out:
                 at_seat.setdefault(seat, []).append(k)
+        # the round's last tile settled before any hand was turned over to be counted
+        ended = max((t.settled_at for train, chain in board.trains.items()
+                     for t in chain[:len(game.trains.get(train, ()))]), default=0.0)
         for seat, ks in at_seat.items():
             held = None if game.hand_counts is None else game.hand_counts.get(seat)
-            ghosts = self._second_looks(laid_out, ks, held)
+            ghosts = self._second_looks(laid_out, ks, held, ended)
             for k in (k for k in ks if k not in ghosts):
                 like = tile_likelihoods(laid_out[k].inner, laid_out[k].outer, top)
                 for t in full_set(top):
@@ -705,18 +708,22 @@ class Reconciler:
         return MappingProxyType({p: tuple(sorted(ts)) for p, ts in hands.items()})
 
     @staticmethod
-    def _second_looks(laid_out: Sequence[SeenTile], ks: Sequence[int], held: int | None) -> list[int]:
+    def _second_looks(laid_out: Sequence[SeenTile], ks: Sequence[int], held: int | None, ended: float) -> list[int]:
         """Of a seat's laid-out tiles ``ks``, those to leave out when there are more than the ``held`` the
-        game says the player holds: first those the detector took for a back now and then (a back from the
-        boneyard, seen face up in a few frames, reads as some tile), the most often first; then each most
-        covered by the others in turn, while it lies at least half on them (a box over the joint of two
-        tiles laid end to end reads as a tile made of their halves)."""
+        game says the player holds: first those already face up before the round's last tile settled at
+        ``ended`` (hands are turned over after it: such a thing lay there all along, read wrongly), the
+        longest first; next those the detector took for a back now and then (a back from the boneyard, seen
+        face up in a few frames, reads as some tile), the most often first; then each most covered by the
+        others in turn, while it lies at least half on them (a box over the joint of two tiles laid end to
+        end reads as a tile made of their halves)."""
         if held is None:
             return []
         left, out = list(ks), []
         while len(left) > held:
-            worst = min(left, key=lambda k: laid_out[k].up_share)
-            if laid_out[worst].up_share == 1.0:
+            worst = min(left, key=lambda k: laid_out[k].up_since)
+            if laid_out[worst].up_since >= ended:
+                worst = min(left, key=lambda k: laid_out[k].up_share)
+            if laid_out[worst].up_since >= ended and laid_out[worst].up_share == 1.0:
                 quads = {k: Quad.of(laid_out[k].corners) for k in left}
                 share, worst = max((covered_share(quads[k], [quads[o] for o in left if o != k]), k) for k in left)
                 if share < 0.5:

@@ -65,6 +65,7 @@ class SeenTile:
     outer: tuple[float, ...]
     settled_at: float  # game time at which it had been still long enough
     up_share: float = 1.0  # of its last frames, the share in which the detector saw it face up
+    up_since: float = 0.0  # game time since when it has lain face up (a hand laid out turns over at the end)
 
     @property
     def face_down(self) -> bool:
@@ -155,6 +156,7 @@ class _Track:
         # how it lay in the last frames it was seen (True: face up): a tile turns over where it lies when
         # the hands are laid out, and a tile taken from a face-down row is laid face up
         self.faces: deque[bool] = deque(maxlen=FACE_FRAMES)
+        self.up_since: float | None = None  # when it last turned face up (None while it lies face down)
         self.observe(det, quad, t, frame)
 
     def observe(self, det: DetectedTile, quad: Quad, t: float, frame: int) -> None:
@@ -163,6 +165,10 @@ class _Track:
         self.missing = False
         self.seen += 1
         self.faces.append(det.face == "up")
+        if self.face_down:
+            self.up_since = None
+        elif self.up_since is None:
+            self.up_since = t
         probs = [np.asarray(h.probs, np.float64) for h in det.halves]
         centres = np.array([h.center for h in det.halves], np.float64)
         if np.linalg.norm(centres[0] - self.ref[1]) < np.linalg.norm(centres[0] - self.ref[0]):
@@ -382,7 +388,7 @@ class Tracker:
             a, b = b, a
         corners = tuple((float(x), float(y)) for x, y in self._placed(track).corners)
         return SeenTile(track.id, corners, a, b, track.settled_at if track.settled_at is not None else 0.0,
-                        track.up_share)
+                        track.up_share, track.last_seen if track.up_since is None else track.up_since)
 
     def _lay_out(self) -> _Layout:
         """Where every settled tile lies: the engine, each train's chain, the loose ones (by track id)."""

@@ -529,3 +529,16 @@ def test_a_double_that_settles_after_the_tile_laid_after_it_is_recorded_first() 
     assert [v.ok for v in verdicts] == [True]
     assert h.actions[-2:] == [Play("Ana", (5, 5), "Ana"), Play("Ana", (4, 12), "mexican")]
     assert h.seen_events(IllegalAction) == [] and h.seen_events(Question)[-1].text.startswith("The engine")
+
+
+def test_a_thing_face_up_since_before_the_last_tile_is_not_counted_when_the_seat_holds_fewer() -> None:
+    """Ben holds one tile, 6|2, turned face up after the round's last tile settled (at 5 s). Something
+    near his seat has read as 0|9 since long before (at 2 s): hands are turned over only once the round
+    is over, so it is left out. Had he held two tiles, both would count."""
+    h, (x, y) = ana_went_out(ben_holds=1)
+    last = seen(2, sure(12), sure(5), CAL.centre, at=5.0)
+    laid_out = [replace(seen(35, sure(0), sure(9), (x + 80, y)), up_since=2.0),
+                replace(seen(36, sure(6), sure(2), (x, y)), up_since=9.0)]
+    assert h.rec.read_hands(h.table.game, board({"Ana": [last]}, loose=laid_out))["Ben"] == (Tile(2, 6),)
+    h.table.game.hand_counts["Ben"] = 2  # type: ignore[index]
+    assert h.rec.read_hands(h.table.game, board({"Ana": [last]}, loose=laid_out))["Ben"] == (Tile(0, 9), Tile(2, 6))

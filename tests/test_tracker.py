@@ -258,12 +258,14 @@ def test_a_tile_taken_from_a_face_down_row_and_laid_face_up_is_not_a_back() -> N
 
 
 def test_a_tile_turned_face_up_where_it_lies_is_not_a_back() -> None:
-    """At the end of a round the hands are turned face up where they lay face down all round."""
+    """At the end of a round the hands are turned face up where they lay face down all round; the tile
+    knows it has lain face up only since then (the hand count leaves out what was face up before)."""
     tracker = Tracker(CAL)
     laid_out = tile((200, 800), 0, (0, 3))
     run(tracker, [[as_back(laid_out)]] * 200)
     run(tracker, [[laid_out]] * 5, t0=20.0)
     assert [t.reading for t in tracker.board.loose] == [(0, 3)]
+    assert 20.0 <= tracker.board.loose[0].up_since < 20.5
 
 
 def test_the_open_ends_are_beside_each_trains_last_recorded_tile_or_at_its_slots_mouth() -> None:
