@@ -185,11 +185,14 @@ class _Track:
         self.samples += 1
 
     def restart(self, t: float, frame: int) -> None:
-        """The tile moved: its settling and its reading start again from this frame."""
+        """The tile moved: its settling starts again from this frame, and so does its reading while it
+        has not settled (a tile carried in reads poorly). A settled tile nudged keeps its values: one
+        frame's box round it and a hand bringing the next tile must not read it as that tile."""
         self.anchor = (self.quad.centre, self.quad.angle, t, frame)
         self.seen = 1
-        self.sums = self.sums[:, :0] if not self.samples else self._last.copy()
-        self.samples = 1 if self._last.size else 0
+        if self.settled_at is None:
+            self.sums = self.sums[:, :0] if not self.samples else self._last.copy()
+            self.samples = 1 if self._last.size else 0
 
     @property
     def probs(self) -> np.ndarray:

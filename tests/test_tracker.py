@@ -402,3 +402,22 @@ def test_a_tile_laid_askew_in_an_empty_slot_starts_that_train_not_a_neighbours(t
     run(tracker, [[engine(), *ana, laid]] * 8)
     assert readings(tracker.board, "Ana") == [(12, 5)]
     assert readings(tracker.board, "mexican") == [(12, 7)]
+
+
+def test_a_recorded_tile_nudged_by_a_box_round_the_next_tile_keeps_its_values() -> None:
+    """Seen on dev seed 51: as Cy laid 4|11 after her recorded 3|4, one frame's box round both sat a
+    little off the 3|4 and read 11|4. The 3|4's track moved with it and read 11|4 from then on, so the
+    real 3|4 became a stranger and the 4|11 was taken for the recorded tile: the play was never seen.
+    A settled tile nudged keeps its values, and the 4|11 continues the train."""
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 3), (3, 4)])
+    run(tracker, [ana] * 8)
+    for t in tracker.board.trains["Ana"]:
+        tracker.claim(t.id, "Ana")
+    nxt = lay_train(1, [(12, 3), (3, 4), (4, 11)])[2]
+    box = blurred(tile(np.mean(ana[1].corners, axis=0) + CAL.direction(1) * W * 0.3,
+                       math.degrees(math.atan2(CAL.direction(1)[1], CAL.direction(1)[0])), (4, 11), conf=0.4), 0.5)
+    run(tracker, [[ana[0], box]], t0=1.0)
+    run(tracker, [ana] * 2 + [[*ana, nxt]] * 8, t0=1.25)
+    assert readings(tracker.board, "Ana") == [(12, 3), (3, 4), (4, 11)]
+    assert [t.id for t in tracker.board.trains["Ana"][:2]] == list(tracker.claims)
