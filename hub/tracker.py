@@ -223,7 +223,8 @@ class Tracker:
         self._ids = itertools.count(1)
         self._frame = 0
         self.board = Board(0.0, None, MappingProxyType({}), (), 0)
-        self.claims: dict[int, str] = {}  # tile id -> the train the game has it in (set by the reconciler)
+        # tile id -> the train the game has it in (set by the reconciler), in the order the game took them
+        self.claims: dict[int, str] = {}
         self._pinned: dict[int, Quad] = {}  # claimed tile id -> where it lay when the game took it
         self._dirty = True  # the board must be built again (a claim or the calibration changed)
         self.alternatives: dict[int, tuple[str, ...]] = {}
@@ -429,7 +430,7 @@ class Tracker:
                 if tr.missing or tr.id in self.claims:
                     continue
                 if covered_share(self._placed(lost), [tr.quad]) >= self.settings.shadow_share:
-                    self.claims[tr.id] = self.claims.pop(lost.id)
+                    self.claims = {tr.id if k == lost.id else k: v for k, v in self.claims.items()}  # same place
                     self._pinned[tr.id] = self._pinned.pop(lost.id, lost.quad)  # the tile never moved
                     del self._tracks[lost.id]
                     break
@@ -462,6 +463,8 @@ class Tracker:
         lengths = np.array([q.length for q in quads])
         widths = np.array([q.width for q in quads])
         claimed = [self.claims.get(tr.id) for tr in free]
+        rank = {tid: i for i, tid in enumerate(self.claims)}
+        order = np.array([rank.get(tr.id, len(rank)) for tr in free], np.float64)
         down = np.array([tr.face_down for tr in free])
         taken = np.zeros(len(free), bool)
         hub = np.asarray(cal.centre, np.float64)
@@ -502,8 +505,15 @@ class Tracker:
             for train in dirty:
                 quad, into = ends[train]
                 own = np.array([c == train for c in claimed])
-                # the train's own recorded tiles first; a new tile only where none of them continues it
-                found = self._link(quad, into, centres, axes, lengths, widths, taken | ~own)
+                # the train's own recorded tiles first, the one the game took next before any other (a
+                # train curling back beside itself touches its older tiles too); a new tile only where
+                # none of them continues it
+                found = None
+                if (own & ~taken).any():
+                    following = np.arange(len(free)) == np.argmin(np.where(own & ~taken, order, np.inf))
+                    found = self._link(quad, into, centres, axes, lengths, widths, taken | ~following)
+                if found is None:
+                    found = self._link(quad, into, centres, axes, lengths, widths, taken | ~own)
                 if found is None:
                     unclaimed = np.array([c is None for c in claimed])
                     if claimed[chains[train][-1][0]] != train:

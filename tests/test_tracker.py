@@ -421,3 +421,25 @@ def test_a_recorded_tile_nudged_by_a_box_round_the_next_tile_keeps_its_values() 
     run(tracker, [ana] * 2 + [[*ana, nxt]] * 8, t0=1.25)
     assert readings(tracker.board, "Ana") == [(12, 3), (3, 4), (4, 11)]
     assert [t.id for t in tracker.board.trains["Ana"][:2]] == list(tracker.claims)
+
+
+def test_a_train_curling_back_beside_itself_keeps_the_order_the_game_took_its_tiles() -> None:
+    """Seen on dev seed 62: the Mexican train turned sharply at one tile and, many tiles later, came back
+    round to touch that tile's far end. Followed by shape alone, the chain then jumped from the old tile
+    to the newest one and ran backwards, and the tile laid next was left out of every train. A train's
+    recorded tiles are followed in the order the game took them."""
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 3), (3, 4)])
+    d = CAL.direction(1)
+    n = np.array([-d[1], d[0]])
+    end = np.mean(ana[1].corners, axis=0) + d * (L / 2 + 2)  # the middle of the 3|4's far end
+    heading = math.degrees(math.atan2(d[1], d[0]))
+    turned = tile(end + d * (W / 2) + n * (W / 2 + L / 2 + 1), heading + 270, (4, 6))  # a right-angle turn
+    back = tile(end + d * (L / 2 + 1), heading + 180, (4, 9))  # much later, straight on from the 3|4's end
+    run(tracker, [ana] * 8)
+    for laid in ([*ana, turned], [*ana, turned, back]):
+        run(tracker, [laid] * 8, t0=tracker.board.time + 0.1)
+        for t in tracker.board.trains["Ana"]:
+            tracker.claim(t.id, "Ana")
+    run(tracker, [[*ana, turned, back]] * 2, t0=tracker.board.time + 0.1)
+    assert readings(tracker.board, "Ana") == [(12, 3), (3, 4), (4, 6), (4, 9)]
