@@ -332,10 +332,14 @@ class Reconciler:
         """Every tile it could be, most probable first, weighed by whether the rules allow it there.
 
         ``also``: other trains whose end the tile touches as well (where two trains meet): each
-        reading is weighed on each of them, and the rules often tell which one it was laid on.
+        reading is weighed on each of them, and the rules often tell which one it was laid on. The
+        train its chain runs in is favoured, unless the tile continues both about equally well by
+        shape (``Board.even``): then both are weighed alike, and where both are legal the players
+        are asked.
         """
-        out = [r for t in (train, *also) for r in self._weighed(t, tile, 1.0 if t == train else
-                                                                 self.settings.elsewhere_prior)]
+        even = self.board is not None and tile.id in self.board.even
+        elsewhere = 1.0 if even else self.settings.elsewhere_prior
+        out = [r for t in (train, *also) for r in self._weighed(t, tile, 1.0 if t == train else elsewhere)]
         total = sum(r.probability for r in out) or 1.0
         out = [Reading(r.tile, r.probability / total, r.legal, r.shown, r.train, r.turn_fault) for r in out]
         out.sort(key=lambda r: (-r.probability, r.train != train))

@@ -50,6 +50,8 @@ class TrackerSettings:
     match_px: float = 0.7  # in tile widths: a detection this close to a tile is that tile
     push_px: float = 1.2  # in tile lengths: a settled tile nudged this far (same reading) is still that tile
     link_px: float = 0.45  # in tile widths: the gap allowed between neighbours in a train
+    even_cost: float = 0.25  # a new tile continuing two trains' ends within this much of each other by shape
+    # (where the ends meet) may have been laid on either: the reconciler weighs both alike
     shadow_share: float = 0.3  # a new tile lying this much on tiles the game holds is a second look at them
     # (a detector may see a phantom tile across two touching halves, or a held tile twice), never a play
 
@@ -94,6 +96,9 @@ class Board:
     unsettled: int  # detections not (yet) settled: a hand, a tile being laid
     # new tiles -> every train whose recorded end they could continue, by shape alone
     alternatives: Mapping[int, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    # new tiles that continue two trains' recorded ends about equally well by shape: only the rules or
+    # the players can tell which train they were laid on
+    even: frozenset[int] = frozenset()
 
     def find(self, tile_id: int) -> tuple[str | None, int | None]:
         """Where a tile lies: (train, index), ("engine", 0), (None, None) when loose or absent."""
@@ -123,6 +128,7 @@ class _Layout:
     trains: Mapping[str, tuple[tuple[int, bool], ...]]  # train -> (track id, inner half first) from the hub out
     loose: tuple[int, ...]
     alternatives: Mapping[int, tuple[str, ...]]
+    even: frozenset[int]
 
 
 def covered_share(quad: Quad, others: Sequence[Quad]) -> float:
@@ -228,7 +234,8 @@ class Tracker:
         self._pinned: dict[int, Quad] = {}  # claimed tile id -> where it lay when the game took it
         self._dirty = True  # the board must be built again (a claim or the calibration changed)
         self.alternatives: dict[int, tuple[str, ...]] = {}
-        self._layout = _Layout(None, MappingProxyType({}), (), MappingProxyType({}))
+        self.even: frozenset[int] = frozenset()
+        self._layout = _Layout(None, MappingProxyType({}), (), MappingProxyType({}), frozenset())
 
     def reset(self) -> None:
         """Forget every tile (after the camera or the hub moved, the old positions mean nothing)."""
@@ -414,7 +421,8 @@ class Tracker:
         trains = {train: tuple((free[k].id, inner_first) for k, inner_first in chains.get(train, ()))
                   for _, train in sorted(cal.trains.items())}
         loose = tuple(tr.id for k, tr in enumerate(free) if k not in in_chain and not tr.face_down)
-        return _Layout(None if engine is None else engine.id, trains, loose, MappingProxyType(self.alternatives))
+        return _Layout(None if engine is None else engine.id, trains, loose, MappingProxyType(self.alternatives),
+                       self.even)
 
     def _placed(self, track: _Track) -> Quad:
         """Where a tile lies when following the trains: a recorded tile where it lay when the game took it
@@ -443,7 +451,7 @@ class Tracker:
         loose = tuple(self._seen(tracks[tid], None) for tid in layout.loose if tid in tracks)
         held = tracks.get(layout.engine) if layout.engine is not None else None
         engine = None if held is None else self._seen(held, None)
-        return Board(t, engine, MappingProxyType(trains), loose, unsettled, layout.alternatives)
+        return Board(t, engine, MappingProxyType(trains), loose, unsettled, layout.alternatives, layout.even)
 
     def _chains(self, free: list[_Track]) -> dict[str, list[tuple[int, bool]]]:
         """Every train's chain out of its slot, as (index into ``free``, inner half first).
@@ -454,7 +462,7 @@ class Tracker:
         through a tile the game already holds in another train.
         """
         cal = self.calibration
-        self.alternatives = {}
+        self.alternatives, self.even = {}, frozenset()
         if not free:
             return {}
         quads = [self._placed(tr) for tr in free]
@@ -574,16 +582,21 @@ class Tracker:
         two trains' ends meet, the rules may tell which one a tile was laid on."""
         new = np.array([c is None for c in claimed])
         found: dict[int, list[str]] = {}
+        fit_costs: dict[int, list[float]] = {}
         for _, train in sorted(self.calibration.trains.items()):
             if train in recorded_ends:
                 quad, into = recorded_ends[train]
                 costs, _ = self._link_costs(quad, into, centres, axes, lengths, widths, ~new)
                 fits = np.isfinite(costs)
+                for k in np.flatnonzero(fits):
+                    fit_costs.setdefault(free[k].id, []).append(float(costs[k]))
             else:
                 fits = new & in_slot[train]
             for k in np.flatnonzero(fits):
                 found.setdefault(free[k].id, []).append(train)
         self.alternatives = {tid: tuple(trains) for tid, trains in found.items()}
+        margin = self.settings.even_cost
+        self.even = frozenset(tid for tid, c in fit_costs.items() if len(c) > 1 and sorted(c)[1] - min(c) < margin)
 
     def _link(self, quad: Quad, into: int, centres: np.ndarray, axes: np.ndarray, lengths: np.ndarray,
               widths: np.ndarray, taken: np.ndarray) -> tuple[float, int, int] | None:

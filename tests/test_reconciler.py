@@ -16,7 +16,7 @@ from hub.events import AlertCleared, HandCounts, IllegalAction, Question, Questi
 from hub.reconciler import NONE_OF_THESE, NOTHING_MISSED, SOMEONE_ELSE, Reconciler
 from hub.table import Table
 from hub.tracker import Board, BoardChange, SeenTile, Tracker
-from scorekeeper import Code, Draw, Out, Play, Score, Start, Tile
+from scorekeeper import Code, Draw, Out, Pass, Play, Score, Start, Tile
 from scorekeeper.store import Store
 
 PLAYERS = ["Ana", "Ben", "Cy"]
@@ -542,3 +542,33 @@ def test_a_thing_face_up_since_before_the_last_tile_is_not_counted_when_the_seat
     assert h.rec.read_hands(h.table.game, board({"Ana": [last]}, loose=laid_out))["Ben"] == (Tile(2, 6),)
     h.table.game.hand_counts["Ben"] = 2  # type: ignore[index]
     assert h.rec.read_hands(h.table.game, board({"Ana": [last]}, loose=laid_out))["Ben"] == (Tile(0, 9), Tile(2, 6))
+
+
+@pytest.mark.parametrize("even", [False, True])
+def test_a_tile_where_two_trains_ends_meet_is_asked_about_when_its_shape_fits_both_alike(even: bool) -> None:
+    """Seen on dev seed 76: Dee's 0|9 lay between the ends of Ana's and Ben's trains, both ending in 0
+    and both open, fitting each about as badly. Its chain ran into Ana's train, and the hub recorded it
+    there; every later play on either train then went astray. When the tile continues both trains
+    about equally well by shape, the players are asked which; when one fits clearly better, that one
+    is recorded."""
+    h, _ = started_with_tracker()
+    slots = {v: k for k, v in CAL.trains.items()}
+
+    def on(train: str, r: float) -> tuple[float, float]:
+        d = CAL.direction(slots[train])
+        return (CAL.centre[0] + d[0] * r, CAL.centre[1] + d[1] * r)
+
+    firsts = {p: seen(2 + k, sure(12), sure(v), on(p, 150), at=1.0 + k) for k, (p, v) in
+              enumerate((("Ana", 5), ("Ben", 7), ("Cy", 9)))}
+    for _ in range(3):  # one play a frame
+        h.see(board({k: [v] for k, v in firsts.items()}, ENGINE))
+    assert h.table.submit(Draw("Ana"), "button").ok and h.table.submit(Pass("Ana"), "button").ok  # Ana's is open
+    new = seen(5, sure(7), sure(5), on("Ben", 220), at=4.0)  # Ben's 7|5: after his 12|7, or Ana's 12|5
+    b = board({"Ana": [firsts["Ana"]], "Ben": [firsts["Ben"], new], "Cy": [firsts["Cy"]]}, ENGINE)
+    h.see(replace(b, alternatives=MappingProxyType({5: ("Ana", "Ben")}), even=frozenset({5} if even else ())))
+    if even:
+        assert h.rec.pending is not None
+        assert {"7|5 on Ben's train", "7|5 on Ana's train"} <= set(h.rec.pending.question.choices)
+        assert h.actions[-1] == Pass("Ana")
+    else:
+        assert h.rec.pending is None and h.actions[-1] == Play("Ben", (5, 7), "Ben")
