@@ -290,19 +290,24 @@ class Reconciler:
     def _judge_new_tiles(self, board: Board) -> list[Verdict]:
         self._reclaim(board)
         out: list[Verdict] = []
+        no_play: set[int] = set()  # this frame's tiles judged no play: the next trains' tiles are judged on
         for _ in range(64):  # each pass records at most one tile; a frame rarely brings more than one
-            candidate = self._next_candidate(board)
+            candidate = self._next_candidate(board, no_play)
             if candidate is None or self.pending is not None:
                 break
             train, tile = candidate
             verdict = self._judge(train, tile)
             if verdict is None:
-                break
+                if self.pending is not None:
+                    break
+                no_play.add(tile.id)
+                continue
             out.append(verdict)
         return out
 
-    def _next_candidate(self, board: Board) -> tuple[str, SeenTile] | None:
-        """The earliest-settled tile lying just past a train's recorded end (and not already judged)."""
+    def _next_candidate(self, board: Board, skip: set[int]) -> tuple[str, SeenTile] | None:
+        """The earliest-settled tile lying just past a train's recorded end (and not already judged, nor
+        in ``skip``)."""
         state = self.table.state()
         if state is None:
             return None
@@ -315,7 +320,7 @@ class Reconciler:
             if len(chain) <= n:
                 continue
             tile = chain[n]
-            if tile.id in self.round.illegal or tile.id in self.round.ignored:
+            if tile.id in self.round.illegal or tile.id in self.round.ignored or tile.id in skip:
                 continue
             if tile.id in claims:
                 continue  # recorded a moment ago on another train it touches; the trains are redrawn next frame

@@ -572,3 +572,18 @@ def test_a_tile_where_two_trains_ends_meet_is_asked_about_when_its_shape_fits_bo
         assert h.actions[-1] == Pass("Ana")
     else:
         assert h.rec.pending is None and h.actions[-1] == Play("Ben", (5, 7), "Ben")
+
+
+def test_a_tile_that_is_no_play_does_not_hold_up_the_next_trains_tiles() -> None:
+    """Seen on dev seed 88: a back lying just past the end of Dee's train read as 0|0, a tile already on
+    the table, so it was no play; but as the earliest new tile it was judged first on every frame, and
+    nothing after it was judged for 13 s: Ben's play waited, and Cy's illegal tile was taken back before
+    anyone was told. A tile that is no play leaves the others to be judged."""
+    h = started()
+    ana = seen(2, sure(12), sure(5), at=1.0)
+    h.see(board({"Ana": [ana]}, ENGINE))
+    again = seen(3, sure(5), sure(12), at=2.0)  # reads as Ana's 12|5, already on the table
+    ben = seen(4, sure(12), sure(7), at=3.0)
+    h.see(board({"Ana": [ana, again], "Ben": [ben]}, ENGINE))
+    assert h.actions[1:] == [Play("Ana", (5, 12), "Ana"), Play("Ben", (7, 12), "Ben")]
+    assert h.rec.pending is None
