@@ -145,13 +145,13 @@ class Simulator:
         return Score({p: tuple((t.low, t.high) for t in h) for p, h in self.hands.items() if p != went_out})
 
     def _illegal_attempt(self, actor: str) -> SimStep | None:
-        """A tile from the hand laid somewhere the rules forbid, judged and taken back."""
+        """A tile from the hand laid somewhere the rules forbid (and where it has room), judged and taken back."""
         if not self.hands[actor]:
             return None
         tile = self.rng.choice(self.hands[actor])
         trains = [*self.game.players, MEXICAN]
         self.rng.shuffle(trains)
-        wrong = {}
+        wrong: dict[Play, Code] = {}
         for train in trains:
             play = Play(actor, (tile.high, tile.low), train)
             error = self.game.check(play)
