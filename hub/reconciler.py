@@ -730,13 +730,14 @@ class Reconciler:
         left, out = list(ks), []
         while len(left) > held:
             worst = min(left, key=lambda k: laid_out[k].up_since)
-            if laid_out[worst].up_since >= ended:
+            if laid_out[worst].up_since >= ended:  # every one was turned over after the round
                 worst = min(left, key=lambda k: laid_out[k].up_share)
-            if laid_out[worst].up_since >= ended and laid_out[worst].up_share == 1.0:
-                quads = {k: Quad.of(laid_out[k].corners) for k in left}
-                share, worst = max((covered_share(quads[k], [quads[o] for o in left if o != k]), k) for k in left)
-                if share < 0.5:
-                    break
+                if laid_out[worst].up_share == 1.0:  # and always seen face up
+                    quads = {k: Quad.of(laid_out[k].corners) for k in left}
+                    share, worst = max((covered_share(quads[k], [quads[o] for o in left if o != k]), k)
+                                       for k in left)
+                    if share < 0.5:
+                        break
             left.remove(worst)
             out.append(worst)
         return out

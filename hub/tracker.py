@@ -584,16 +584,17 @@ class Tracker:
         found: dict[int, list[str]] = {}
         fit_costs: dict[int, list[float]] = {}
         for _, train in sorted(self.calibration.trains.items()):
+            costs = None
             if train in recorded_ends:
                 quad, into = recorded_ends[train]
                 costs, _ = self._link_costs(quad, into, centres, axes, lengths, widths, ~new)
                 fits = np.isfinite(costs)
-                for k in np.flatnonzero(fits):
-                    fit_costs.setdefault(free[k].id, []).append(float(costs[k]))
             else:
                 fits = new & in_slot[train]
             for k in np.flatnonzero(fits):
                 found.setdefault(free[k].id, []).append(train)
+                if costs is not None:  # a slot's first tile has no end to fit: it is never weighed alike
+                    fit_costs.setdefault(free[k].id, []).append(float(costs[k]))
         self.alternatives = {tid: tuple(trains) for tid, trains in found.items()}
         margin = self.settings.even_cost
         self.even = frozenset(tid for tid, c in fit_costs.items() if len(c) > 1 and sorted(c)[1] - min(c) < margin)
