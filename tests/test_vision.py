@@ -177,6 +177,8 @@ def test_one_training_step_runs_and_exports(tmp_path: Path) -> None:
     out = tmp_path / "models"
     assert train_main(["--scenes", "2", "--det-steps", "1", "--reader-steps", "1", "--cache", str(tmp_path / "cache"),
                        "--out", str(out), "--threads", "1", "--skip-eval"]) == 0
+    tiny = np.array([np.finfo(np.float64).tiny])
+    assert (tiny / 2)[0] > 0.0  # training left the thread's floats as it found them (no flushing to zero)
     reader = OnnxTileReader(models_dir=out, threads=1)
     image = render_scene(0, 320, 240).image
     assert isinstance(reader.read(image), list)  # untrained, but the exported graphs run end to end
