@@ -341,10 +341,10 @@ def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int 
     else:
         half = cv2.resize(lab, (lab.shape[1] // 2, lab.shape[0] // 2), interpolation=cv2.INTER_AREA)
         rough = [(c * 2, r * 2) for c, r in _candidates(_Edges(half), r_min / 2, r_max / 2, s.candidates)]
-    engines = [np.asarray(t.center) * scale for t in tiles if t.values is not None and t.values[0] == t.values[1]]
+    doubles = face_up_doubles(tiles)
+    engines = [np.asarray(t.center) * scale for t in doubles]
     rough += [(c, 1.35 * float(np.hypot(*np.subtract(t.corners[0], t.corners[3]))) * scale)
-              for c, t in zip(engines, (t for t in tiles if t.values is not None and t.values[0] == t.values[1]),
-                              strict=True)]
+              for c, t in zip(engines, doubles, strict=True)]
     found: list[tuple[float, np.ndarray, float, float]] = []
     for centre, r in rough:
         centre, radius, share = _refine(edges, lab, centre, r, 0.8 if near is not None else 0.3)
@@ -365,6 +365,16 @@ def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int 
     first = min(range(slots), key=lambda k: abs((degrees[k] + 90 + 180) % 360 - 180))
     ordered = tuple(_signed(degrees[(first + k) % slots]) for k in range(slots))
     return Calibration((float(centre[0]), float(centre[1])), float(radius), ordered)
+
+
+def face_up_doubles(tiles: Sequence[DetectedTile]) -> list[DetectedTile]:
+    """The tiles read as doubles: one of them may be the engine, which lies in the hub's centre."""
+    return [t for t in tiles if t.face == "up" and t.values is not None and t.values[0] == t.values[1]]
+
+
+def holds_engine(calibration: Calibration, tiles: Sequence[DetectedTile], within: float = 0.3) -> bool:
+    """Whether a double lies in the hub's centre (within ``within`` radii): only the true hub holds one there."""
+    return any(math.dist(t.center, calibration.centre) < within * calibration.radius for t in face_up_doubles(tiles))
 
 
 def _full_resolution_fit(image: np.ndarray, centre: np.ndarray, radius: float, slots: int) -> tuple[float, float]:

@@ -24,14 +24,13 @@ from typing import TYPE_CHECKING
 from scorekeeper import Score, Start, rules_from_spec
 
 from .bus import EventBus
-from .calibration import CalibrationError
 from .pipeline import Answer, FrameReader, Input, Pipeline, Undo
 from .reconciler import NONE_OF_THESE
 from .sources import SupervisedSource
 from .sources.synthetic import SyntheticSource
 from .table import NoGame, Table, Verdict
 from .tracker import TrackerSettings
-from .watching import answer_from_truth, apply_input, asked_who_starts, calibrate
+from .watching import answer_from_truth, apply_input, asked_who_starts, host_calibration
 
 if TYPE_CHECKING:
     from vision.synth.game import PlayerInput
@@ -245,10 +244,9 @@ class SyntheticEvening:
             source = SyntheticSource(seed=seed, width=s.size[0], height=s.size[1], players=players, rules=rules,
                                      rounds=len(rules_from_spec(rules).engines), speed=s.speed)
             source.open()
-            image, first = source.game.render(0)
-            calibration = calibrate(image, first, len(source.game.players) + 1)
+            calibration = host_calibration(source.game.render(0)[1], len(source.game.players) + 1)
         except Exception as e:  # a game set up from the page may be one the renderer cannot draw
-            if not (adopt or isinstance(e, (CalibrationError, ValueError))):
+            if not (adopt or isinstance(e, ValueError)):
                 raise
             if adopt:
                 self._not_adopted = self.table.game_id

@@ -25,7 +25,7 @@ from vision.frames import Frame, FrameSource
 from vision.types import DetectedTile
 
 from .bus import Envelope
-from .calibration import Calibration, CalibrationError, HubWatch, find_hub
+from .calibration import SLOTS, Calibration, CalibrationError, HubWatch, face_up_doubles, find_hub, holds_engine
 from .events import CameraStatus
 from .reconciler import Reconciler, ReconcilerSettings
 from .table import Table, Verdict
@@ -78,26 +78,71 @@ Input = Action | ConfirmScore | Undo | Answer | StartRound
 # ------------------------------------------------------------------ calibration
 @dataclass
 class AutoCalibration:
-    """Finds the hub in the first frames when the config holds no calibration.
+    """Finds the hub in the first frames when the config holds no calibration, and checks it on the engine.
 
     ``assign`` gives the found slots their trains (from the config's set-up, or the
-    proposal); ``save`` keeps the result (in the config file).
+    proposal); ``save`` keeps the result (in the config file). On a busy cloth a row of
+    backs can look more like a slotted round than a pale hub does, and a hub found wrong
+    records nothing all evening. The engine settles that: it is laid in the hub's centre
+    before anyone plays. Until a double is seen in the found hub's centre, each double lying
+    elsewhere is a hint, and a hub found round one replaces the first. A hand over the hub
+    can fool one look, so a hub counts only when two looks in a row agree on it.
     """
 
     assign: Callable[[Calibration], Calibration]
     save: Callable[[Calibration], None] | None = None
+    slots: int = SLOTS
     every_s: float = 1.0
+    confirmed: bool = False  # a double (the engine) has been seen in the hub's centre
     _next: float = -math.inf
+    _suspect: Calibration | None = None
 
     def __call__(self, frame: Frame, tiles: Sequence[DetectedTile]) -> Calibration | None:
         if frame.timestamp < self._next:
             return None
         self._next = frame.timestamp + self.every_s
         try:
-            found = find_hub(frame.image, tiles=tiles)
+            found = find_hub(frame.image, slots=self.slots, tiles=tiles)
         except CalibrationError as e:
             log.info("no hub yet: %s", e)
             return None
+        if not self._agreed(found, frame):
+            return None
+        self.confirmed = holds_engine(found, tiles)
+        return self._keep(found)
+
+    def recheck(self, frame: Frame, tiles: Sequence[DetectedTile], current: Calibration) -> Calibration | None:
+        """A hub found round a double away from ``current`` (the calibration to use from now on), or None."""
+        doubles = face_up_doubles(tiles)
+        if self.confirmed or not doubles or frame.timestamp < self._next:
+            return None
+        self._next = frame.timestamp + self.every_s
+        if holds_engine(current, doubles):
+            self.confirmed = True
+            return None
+        try:
+            found = find_hub(frame.image, slots=self.slots, tiles=doubles)
+        except CalibrationError:
+            return None
+        if not holds_engine(found, doubles) or math.dist(found.centre, current.centre) < 0.3 * current.radius:
+            return None  # no double in its centre, or the same hub as before
+        if not self._agreed(found, frame):
+            return None
+        log.warning("the engine lies at %s, not in the hub found first at %s: using the hub round it",
+                    tuple(round(v) for v in found.centre), tuple(round(v) for v in current.centre))
+        self.confirmed = True
+        return self._keep(found)
+
+    def _agreed(self, found: Calibration, frame: Frame) -> bool:
+        """Whether the last look found the same hub; if not, look again at the next frame."""
+        last, self._suspect = self._suspect, found
+        if last is None or math.dist(last.centre, found.centre) > 0.25 * found.radius:
+            self._next = frame.timestamp
+            return False
+        self._suspect = None
+        return True
+
+    def _keep(self, found: Calibration) -> Calibration:
         calibration = self.assign(found)
         if self.save is not None:
             try:
@@ -229,10 +274,16 @@ class Pipeline:
             self._calibrated(found)
             self.table.bus.publish(CameraStatus("ok", "hub found"))
         assert self.tracker is not None and self.reconciler is not None
+        if self.auto is not None and not self.tracker.claims:  # the camera has recorded no tile on this hub yet
+            better = self.auto.recheck(frame, detections, self.tracker.calibration)
+            if better is not None:
+                self._recalibrated(better, CameraStatus("ok", "hub found again round the engine"))
         if self.hub_watch is not None:
             moved = self.hub_watch.check(frame, detections, in_place=self.tracker.in_place())
             if moved is not None:
-                self._recalibrated(moved)
+                self.knocks += 1
+                moved_status = CameraStatus("knocked", "the camera or the hub moved: the hub was found again")
+                self._recalibrated(moved, moved_status)
         changes = self.tracker.update(detections, frame.timestamp)
         asked_before = self.reconciler.pending
         self.last_verdicts = self.reconciler.update(self.tracker.board, changes)
@@ -245,14 +296,15 @@ class Pipeline:
         self.stats.slowest_s = max(self.stats.slowest_s, done - arrived)
         return frame
 
-    def _recalibrated(self, calibration: Calibration) -> None:
-        """The camera or the hub moved: forget where tiles were, and find them again where they are now."""
+    def _recalibrated(self, calibration: Calibration, status: CameraStatus) -> None:
+        """The hub is elsewhere: forget where tiles were, and find them again where they are now."""
         assert self.tracker is not None and self.reconciler is not None
-        self.knocks += 1
         self.tracker.calibration = calibration
         self.tracker.reset()
         self.reconciler.calibration = calibration
-        self.table.bus.publish(CameraStatus("knocked", "the camera or the hub moved: the hub was found again"))
+        if self.hub_watch is not None:
+            self.hub_watch.calibration = calibration
+        self.table.bus.publish(status)
 
     def run(self) -> None:
         watching = self.table.bus.subscribe(self._on_camera_status, "camera-presses", maxsize=64)

@@ -51,8 +51,8 @@ class Recording:
     def table_log(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def first_frame(self) -> tuple[Any, FrameTruth]:
-        """The first frame's image and truth, before the hub starts watching (to find the hub)."""
+    def first_truth(self) -> FrameTruth:
+        """The first frame's truth, before the hub starts watching (the host's slot map comes from it)."""
         raise NotImplementedError
 
 
@@ -78,8 +78,8 @@ class LiveRecording(Recording):
     def table_log(self) -> dict[str, Any]:
         return self.source.table_log()
 
-    def first_frame(self) -> tuple[Any, FrameTruth]:
-        return self.source.game.render(0)
+    def first_truth(self) -> FrameTruth:
+        return self.source.game.render(0)[1]
 
     def game_inputs(self) -> Sequence[PlayerInput]:
         """Every recorded press of the game, in order."""
@@ -147,14 +147,8 @@ class FolderRecording(Recording):
     def table_log(self) -> dict[str, Any]:
         return self._log
 
-    def first_frame(self) -> tuple[Any, FrameTruth]:
-        import cv2
-
-        first = sorted((self.path / "frames").iterdir())[0]
-        image = cv2.imread(str(first), cv2.IMREAD_COLOR)
-        if image is None:
-            raise ValueError(f"{first} cannot be read")
-        return image, self.truth(0)
+    def first_truth(self) -> FrameTruth:
+        return self.truth(0)
 
 
 def out_of_view(game: Any) -> str | None:
@@ -410,21 +404,21 @@ def missed_from_truth(pipeline: Pipeline, pending: PendingQuestion, truth: Frame
     return f"{a}|{b} on {missed['train']}"  # typed in on the phone
 
 
-def calibrate(image: Any, truth: FrameTruth, slots_needed: int) -> Any:
-    """Find the hub in the first frame (no truth used), then give each slot its train as the host
-    would confirm it on the set-up page (the game's own slot map, by direction)."""
+def host_calibration(truth: FrameTruth, slots_needed: int) -> Any:
+    """The hub found by the camera (no truth used; checked on the engine as the game starts), each slot
+    given its train as the host would confirm it on the set-up page (the game's own slot map, by direction)."""
     import math
 
-    from hub.calibration import find_hub, match_slots
+    from hub.calibration import match_slots
+    from hub.pipeline import AutoCalibration
 
-    found = find_hub(image, slots=max(8, slots_needed))
     if truth.hub is None:
         raise ValueError("the game's truth has no hub to take the slot map from")
     trains_at = {
         math.degrees(math.atan2(s.outward[1] - s.point[1], s.outward[0] - s.point[0])): s.train
         for s in truth.hub.slots if s.train is not None
     }
-    return match_slots(found, trains_at)
+    return AutoCalibration(lambda found: match_slots(found, trains_at), slots=max(8, slots_needed))
 
 
 def watch(
@@ -444,19 +438,13 @@ def watch(
     well before the last of them is compared.
     """
     from hub.bus import EventBus
-    from hub.calibration import CalibrationError
     from hub.pipeline import Answer, Pipeline
     from hub.table import Table
     from scorekeeper.actions import action_to_json
     from scorekeeper.store import Store
 
     report = WatchReport(name)
-    try:
-        image, first_truth = recording.first_frame()
-        calibration = calibrate(image, first_truth, len(recording.players) + 1)
-    except CalibrationError as e:
-        report.error = f"calibration: {e}"
-        return report, {"rules": recording.rules_spec, "players": list(recording.players), "steps": []}
+    calibration = host_calibration(recording.first_truth(), len(recording.players) + 1)
     store = Store(store_path if store_path is not None else ":memory:")
     table = Table(store, EventBus())
     journal = Journal(store_path.with_name(store_path.name + ".watch")) if store_path is not None else None
@@ -543,6 +531,8 @@ def watch(
     report.game_seconds = max(0, last) / recording.fps
     report.alerts_left = len(table.alerts)
     report.knocks = pipeline.knocks
+    if pipeline.calibration is None:
+        report.error = f"calibration: no hub with {calibration.slots} slots found in any frame"
     observed = _observed_log(table, illegal_steps)
     store.close()
     true_log = recording.table_log()

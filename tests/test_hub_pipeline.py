@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 
@@ -13,7 +14,7 @@ from hub.events import CameraStatus, Question
 from hub.pipeline import Answer, StartRound, start_pipeline
 from hub.sources.synthetic import SyntheticSource
 from hub.table import Table
-from hub.watching import LiveRecording, calibrate, truth_reader
+from hub.watching import LiveRecording, host_calibration, truth_reader
 from scorekeeper import Code, Draw, Start
 from scorekeeper.store import Store
 from vision.frames import Frame, FrameSource
@@ -22,13 +23,12 @@ from vision.frames import Frame, FrameSource
 def test_the_threaded_pipeline_asks_who_starts_takes_the_answer_and_stops() -> None:
     source = SyntheticSource(seed=0, width=640, height=480, speed=4.0)
     recording = LiveRecording(source)
-    image, first = recording.first_frame()
     bus = EventBus()
     questions: list[Question] = []
     sub = bus.subscribe(lambda env: questions.append(env.event) if isinstance(env.event, Question) else None, "t")
     table = Table(Store(":memory:"), bus)
     table.new_game(recording.rules_spec, list(recording.players))
-    handle = start_pipeline(source, truth_reader(recording, 12), table, calibrate(image, first, 5))
+    handle = start_pipeline(source, truth_reader(recording, 12), table, host_calibration(recording.first_truth(), 5))
     try:
         deadline = time.monotonic() + 30
         while not questions and time.monotonic() < deadline:
@@ -104,3 +104,27 @@ def test_a_press_waiting_for_the_camera_is_judged_once_the_camera_is_lost_and_wa
 
 def sees_nothing(frame: Frame) -> list:
     return []
+
+
+def test_a_hub_found_wrong_on_a_busy_cloth_is_found_again_round_the_engine_before_anyone_plays() -> None:
+    """Seed 74's gingham cloth: in the first frame a row of backs looks more like a slotted hub than the pale hub
+    does. Once the engine lies still in the true hub, the hub is found there, and the engine is asked about."""
+    from hub.pipeline import Pipeline
+
+    recording = LiveRecording(SyntheticSource(seed=74))
+    first = recording.first_truth()
+    assert first.hub is not None
+    table = Table(Store(":memory:"), EventBus())
+    table.new_game(recording.rules_spec, list(recording.players))
+    pipeline = Pipeline(recording.frames(), truth_reader(recording, 12), table,
+                        host_calibration(first, len(recording.players) + 1), watch_hub=True)
+    found_first = None
+    while (pipeline.reconciler is None or pipeline.reconciler.pending is None) and pipeline.stats.frames < 80:
+        pipeline.step()
+        found_first = found_first or pipeline.calibration
+    assert found_first is not None and math.dist(found_first.centre, first.hub.center) > 2 * first.hub.radius
+    assert pipeline.calibration is not None
+    assert math.dist(pipeline.calibration.centre, first.hub.center) < 0.1 * first.hub.radius
+    assert pipeline.reconciler is not None and pipeline.reconciler.pending is not None
+    assert pipeline.reconciler.pending.question.text == "The engine is 12|12. Who goes first?"
+    assert pipeline.knocks == 0  # not a knocked camera
