@@ -285,7 +285,7 @@ class Reconciler:
                 like = tile_likelihoods(seen.inner, seen.outer, game.rules.set)
                 tile = placed.tile
                 if like[tile.low, tile.high] >= 0.01 * float(like.max()):
-                    self.tracker.claim(seen.id, train)
+                    self.tracker.claim(seen.id, train, (tile.low, tile.high))
 
     def _judge_new_tiles(self, board: Board) -> list[Verdict]:
         self._reclaim(board)
@@ -395,11 +395,30 @@ class Reconciler:
 
     def _is_known(self, game: Game, tile: SeenTile) -> bool:
         """Whether this 'new' tile is most likely one already on the table, seen where a train's chain
-        ran into it: it is no play, whatever is left over once known tiles are ruled out."""
+        ran into it: it is no play, whatever is left over once known tiles are ruled out. A tile on the
+        table that the camera sees in its own place apart from this one is not it: each tile exists
+        once (dev seed 136: an 11|11 laid beside the 12|11 at Ben's end read as 12|11, and was no play)."""
         like = tile_likelihoods(tile.inner, tile.outer, game.rules.set)
-        known = sum(float(like[t.low, t.high]) for t in game.on_table)
+        apart = self._seen_apart(game, tile)
+        known = sum(float(like[t.low, t.high]) for t in game.on_table if t not in apart)
         upper = like[np.triu_indices(game.rules.set + 1)]
         return known > 0.9 * float(upper.sum())
+
+    def _seen_apart(self, game: Game, tile: SeenTile) -> set[Tile]:
+        """The recorded train tiles seen where the game took them, lying clear of ``tile``."""
+        if self.board is None or self.tracker is None:
+            return set()
+        claims = self.tracker.claims
+        quad = Quad.of(tile.corners)
+        out: set[Tile] = set()
+        for train, chain in self.board.trains.items():
+            for seen, placed in zip(chain, game.trains.get(train, ()), strict=False):
+                if claims.get(seen.id) != train or seen.id == tile.id:
+                    continue
+                other = Quad.of(seen.corners)
+                if max(covered_share(quad, [other]), covered_share(other, [quad])) < 0.2:
+                    out.add(placed.tile)
+        return out
 
     def _judge(self, train: str, tile: SeenTile) -> Verdict | None:
         game = self.table.game
@@ -557,7 +576,7 @@ class Reconciler:
         elif isinstance(action, Play):
             self._last_play = (tile_id, action, 0.0 if self.board is None else self.board.time)
             if self.tracker is not None:
-                self.tracker.claim(tile_id, action.train)
+                self.tracker.claim(tile_id, action.train, action.tile)
         return verdict
 
     def _submit(self, action: Action, source: str = "camera") -> Verdict:
@@ -717,27 +736,36 @@ class Reconciler:
         return MappingProxyType({p: tuple(sorted(ts)) for p, ts in hands.items()})
 
     @staticmethod
-    def _second_looks(laid_out: Sequence[SeenTile], ks: Sequence[int], held: int | None, ended: float) -> list[int]:
+    def _second_looks(laid_out: Sequence[SeenTile], ks: Sequence[int], held: int | None, ended: float,
+                      late_s: float = 2.0) -> list[int]:
         """Of a seat's laid-out tiles ``ks``, those to leave out when there are more than the ``held`` the
-        game says the player holds: first those already face up before the round's last tile settled at
-        ``ended`` (hands are turned over after it: such a thing lay there all along, read wrongly), the
-        longest first; next those the detector took for a back now and then (a back from the boneyard, seen
-        face up in a few frames, reads as some tile), the most often first; then each most covered by the
-        others in turn, while it lies at least half on them (a box over the joint of two tiles laid end to
-        end reads as a tile made of their halves)."""
+        game says the player holds, in this order:
+
+        - those already face up before the round's last tile settled at ``ended`` (hands are turned over
+          after it: such a thing lay there all along, read wrongly), the longest first;
+        - those turned face up more than ``late_s`` after the seat's others, the latest first (a hand is
+          turned over at once; dev seed 142: a shadow by Ana's tiles, seen 5 s later, read as 0|0);
+        - those the detector took for a back now and then (a back from the boneyard, seen face up in a
+          few frames, reads as some tile), the most often first;
+        - then each most covered by the others in turn, while it lies at least half on them (a box over
+          the joint of two tiles laid end to end reads as a tile made of their halves).
+        """
         if held is None:
             return []
         left, out = list(ks), []
+        turned = float(np.median([laid_out[k].up_since for k in ks])) if ks else 0.0
         while len(left) > held:
             worst = min(left, key=lambda k: laid_out[k].up_since)
             if laid_out[worst].up_since >= ended:  # every one was turned over after the round
-                worst = min(left, key=lambda k: laid_out[k].up_share)
-                if laid_out[worst].up_share == 1.0:  # and always seen face up
-                    quads = {k: Quad.of(laid_out[k].corners) for k in left}
-                    share, worst = max((covered_share(quads[k], [quads[o] for o in left if o != k]), k)
-                                       for k in left)
-                    if share < 0.5:
-                        break
+                worst = max(left, key=lambda k: laid_out[k].up_since)
+                if laid_out[worst].up_since <= turned + late_s:  # and all at about the same time
+                    worst = min(left, key=lambda k: laid_out[k].up_share)
+                    if laid_out[worst].up_share == 1.0:  # and always seen face up
+                        quads = {k: Quad.of(laid_out[k].corners) for k in left}
+                        share, worst = max((covered_share(quads[k], [quads[o] for o in left if o != k]), k)
+                                           for k in left)
+                        if share < 0.5:
+                            break
             left.remove(worst)
             out.append(worst)
         return out

@@ -163,6 +163,7 @@ class _Track:
         # the hands are laid out, and a tile taken from a face-down row is laid face up
         self.faces: deque[bool] = deque(maxlen=FACE_FRAMES)
         self.up_since: float | None = None  # when it last turned face up (None while it lies face down)
+        self.held: tuple[int, int] | None = None  # the values the game recorded it as (low, high)
         self.observe(det, quad, t, frame)
 
     def observe(self, det: DetectedTile, quad: Quad, t: float, frame: int) -> None:
@@ -249,18 +250,21 @@ class Tracker:
         settled = [tr for tr in self._tracks.values() if tr.settled_at is not None]
         return len(settled) >= least and sum(not tr.missing for tr in settled) >= 0.5 * len(settled)
 
-    def claim(self, tile_id: int, train: str) -> None:
-        """The game holds this tile in ``train``: no other train's chain may run through it."""
+    def claim(self, tile_id: int, train: str, values: tuple[int, int] | None = None) -> None:
+        """The game holds this tile in ``train`` (as ``values``): no other train's chain may run through it."""
         self.claims[tile_id] = train
         track = self._tracks.get(tile_id)
         if track is not None:
             self._pinned[tile_id] = track.quad
+            track.held = None if values is None else (min(values), max(values))
         self._dirty = True
 
     def release_claims(self) -> None:
         """A new round: the last round's tiles are being gathered up and hold no train any more."""
         self.claims.clear()
         self._pinned.clear()
+        for track in self._tracks.values():
+            track.held = None
         self._dirty = True
 
     def update(self, detections: Sequence[DetectedTile], t: float) -> list[BoardChange]:
@@ -358,20 +362,23 @@ class Tracker:
     @staticmethod
     def _same_reading(det: DetectedTile, track: _Track) -> bool:
         values = det.values
-        return values is not None and tuple(sorted(values)) == track.reading()
+        return values is not None and tuple(sorted(values)) == (track.held or track.reading())
 
     @staticmethod
     def _other_tile(det: DetectedTile, track: _Track) -> bool:
         """Whether the detection clearly reads as another tile than the settled one (a noisy reading
-        of the same tile still leaves the settled values a fair chance)."""
-        settled = track.reading()
+        of the same tile still leaves the settled values a fair chance). A recorded tile is also the
+        tile the game took it for: its own reading can drift (dev seed 140: Ana's 12|11 by the engine
+        came to read as 12|12, and a clear 12|11 there was taken for another tile)."""
         p0, p1 = (np.asarray(h.probs, np.float64) for h in det.halves)
-        if settled is None or not len(p0) or not len(p1) or max(settled) >= len(p0):
+        if not len(p0) or not len(p1):
             return False
-        a, b = settled
-        theirs = p0[a] * p1[b] + p0[b] * p1[a]
+        known = [v for v in (track.reading(), track.held) if v is not None]
         best = float(p0.max() * p1.max())
-        return theirs < 0.01 * best
+        for a, b in known:
+            if max(a, b) >= len(p0) or p0[a] * p1[b] + p0[b] * p1[a] >= 0.01 * best:
+                return False
+        return bool(known)
 
     def _duplicate(self, track: _Track) -> bool:
         """A second detection of a tile already settled (a detector may find one tile twice, offset)."""
@@ -440,6 +447,7 @@ class Tracker:
                 if covered_share(self._placed(lost), [tr.quad]) >= self.settings.shadow_share:
                     self.claims = {tr.id if k == lost.id else k: v for k, v in self.claims.items()}  # same place
                     self._pinned[tr.id] = self._pinned.pop(lost.id, lost.quad)  # the tile never moved
+                    tr.held = lost.held
                     del self._tracks[lost.id]
                     break
 

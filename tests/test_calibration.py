@@ -125,6 +125,33 @@ def test_a_knocked_hub_is_noticed_after_two_looks_and_trains_keep_their_slots() 
     assert watch.check(Frame(knocked, 2.2, "t", 4)) is None  # settled again where it now is
 
 
+def test_a_round_of_another_size_is_never_taken_for_the_knocked_hub() -> None:
+    """Seen on dev seed 131: with hands over the hub, a slotted-looking round two thirds its size was found
+    twice in a row elsewhere, and the game was lost. A knock moves the hub; it hardly changes its size."""
+    start = find_hub(drawn_hub((640, 480), 150, -90)).with_trains({1: "Ana", 3: "Ben", 8: "mexican"})
+    watch = HubWatch(start, every_s=1.0)
+    smaller = drawn_hub((700, 430), 100, -80)
+    for k in range(4):
+        assert watch.check(Frame(smaller, 1.0 + k, "t", k)) is None
+    assert watch.calibration == start
+
+
+def test_a_double_far_from_the_hub_does_not_draw_its_near_look_away() -> None:
+    """Seen on dev seed 144: at the count, with hands over the hub, a laid-out hand holding a double far off was
+    looked round as the engine, and taken for the knocked hub. Looking near the hub, only doubles near it count."""
+    from vision.types import DetectedTile, HalfReading
+
+    start = find_hub(drawn_hub((640, 480), 150, -90)).with_trains({1: "Ana", 3: "Ben", 8: "mexican"})
+    watch = HubWatch(start, every_s=1.0, lost_after=99)
+    elsewhere = drawn_hub((300, 300), 150, -90, cup=False)  # something round and slotted, far from the hub
+    sure = tuple(1.0 if v == 7 else 0.0 for v in range(13))
+    corners = ((250.0, 280.0), (250.0, 320.0), (350.0, 320.0), (350.0, 280.0))
+    double = DetectedTile(corners, (HalfReading((275.0, 300.0), sure), HalfReading((325.0, 300.0), sure)), 0.9, "up")
+    for k in range(4):
+        assert watch.check(Frame(elsewhere, 1.0 + k, "t", k), [double]) is None
+    assert watch.calibration == start
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_hub_is_found_in_a_rendered_table(seed: int) -> None:
     from vision.synth.game import SyntheticGame

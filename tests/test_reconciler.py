@@ -587,3 +587,37 @@ def test_a_tile_that_is_no_play_does_not_hold_up_the_next_trains_tiles() -> None
     h.see(board({"Ana": [ana, again], "Ben": [ben]}, ENGINE))
     assert h.actions[1:] == [Play("Ana", (5, 12), "Ana"), Play("Ben", (7, 12), "Ben")]
     assert h.rec.pending is None
+
+
+@pytest.mark.parametrize("apart", [True, False])
+def test_a_tile_reading_as_one_on_the_table_is_a_play_when_that_one_lies_apart_in_its_place(apart: bool) -> None:
+    """Seen on dev seed 136: Cy's 11|11 laid beside the 12|11 at the end of Ben's train read as 12|11 on every
+    frame, so it was taken for that tile seen again and was no play for 38 s. But the 12|11 lay in its own place
+    beside it, and each tile exists once: the new one is another tile. Lying on the recorded one, it is still a
+    second look at it."""
+    h, _ = started_with_tracker()
+    ana = seen(2, sure(12), sure(5), centre=(600, 500), at=1.0)
+    ben = seen(3, sure(12), sure(7), centre=(500, 600), at=2.0)
+    cy = seen(4, sure(12), sure(9), centre=(400, 500), at=3.0)
+    h.see(board({"Ana": [ana]}, ENGINE))
+    h.see(board({"Ana": [ana], "Ben": [ben]}, ENGINE))
+    h.see(board({"Ana": [ana], "Ben": [ben], "Cy": [cy]}, ENGINE))
+    assert len(h.actions) == 4
+    double = seen(5, p((5, 0.06), (12, 0.94)), sure(5), centre=(680, 500) if apart else (605, 500), at=4.0)
+    h.see(board({"Ana": [ana, double], "Ben": [ben], "Cy": [cy]}, ENGINE))
+    assert h.actions[4:] == ([Play("Ana", (5, 5), "Ana")] if apart else [])
+    assert h.rec.pending is None
+
+
+def test_a_thing_face_up_long_after_the_seats_hand_was_turned_over_is_not_counted_when_the_seat_holds_fewer() -> None:
+    """Seen on dev seed 142: Ana's hand was turned over within a second; 5 s later a shadow by her tiles was
+    seen as a tile reading 0|0, and counted as a sixth tile (she held five). A hand is turned over at once."""
+    h, (x, y) = ana_went_out(ben_holds=2)
+    last = seen(2, sure(12), sure(5), CAL.centre, at=5.0)
+    laid_out = [replace(seen(37, sure(6), sure(2), (x, y)), up_since=9.0),
+                replace(seen(38, sure(5), sure(11), (x + 40, y)), up_since=9.5),
+                replace(seen(39, sure(0), sure(9), (x - 40, y - 45)), up_since=15.0)]
+    assert h.rec.read_hands(h.table.game, board({"Ana": [last]}, loose=laid_out))["Ben"] == (Tile(2, 6), Tile(5, 11))
+    h.table.game.hand_counts["Ben"] = 3  # type: ignore[index]
+    assert h.rec.read_hands(h.table.game, board({"Ana": [last]}, loose=laid_out))["Ben"] == (
+        Tile(0, 9), Tile(2, 6), Tile(5, 11))

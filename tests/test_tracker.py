@@ -443,3 +443,22 @@ def test_a_train_curling_back_beside_itself_keeps_the_order_the_game_took_its_ti
             tracker.claim(t.id, "Ana")
     run(tracker, [[*ana, turned, back]] * 2, t0=tracker.board.time + 0.1)
     assert readings(tracker.board, "Ana") == [(12, 3), (3, 4), (4, 6), (4, 9)]
+
+
+def test_a_recorded_tile_whose_reading_drifted_still_takes_a_clear_reading_of_what_the_game_holds() -> None:
+    """Seen on dev seed 140: Ana's 12|11 beside the engine came to read as 12|12 over the minutes, so a clear
+    12|11 seen there was taken for another tile: a second track grew on it, and Ana's train was lost. The game
+    holds the tile as what it was recorded as, so that reading is still this tile."""
+    tracker = Tracker(CAL)
+    (first,) = lay_train(1, [(12, 4)])
+    run(tracker, [[engine(), first]] * 8)
+    (held,) = tracker.board.trains["Ana"]
+    tracker.claim(held.id, "Ana", (12, 4))
+    unsure = DetectedTile(first.corners, (first.halves[0], HalfReading(
+        first.halves[1].center, tuple(0.62 if v == 12 else 0.36 if v == 4 else 0.002 for v in range(13)))),
+        first.confidence, first.face)
+    run(tracker, [[engine(), unsure]] * 40, t0=1.0)
+    assert readings(tracker.board, "Ana") == [(12, 12)]  # its own reading drifted
+    run(tracker, [[engine(), first]] * 8, t0=5.0)
+    assert [t.id for t in tracker.board.trains["Ana"]] == [held.id]
+    assert len([t for t in tracker.board.loose]) == 0 and len(tracker._tracks) == 2
