@@ -654,9 +654,10 @@ class Reconciler:
             if pending.tile_id is not None:
                 self.round.ignored.add(pending.tile_id)
         else:  # recorded before the question closes, so the presses that waited for it come after it
-            # the tile the camera saw is the one played only if the answer is one of its readings
-            seen = None if answer not in pending.options else (
-                pending.tiles.get(answer) if pending.kind == "missed" else pending.tile_id)
+            # a tile question's answer, offered or typed in, names the tile the camera saw: its alert then
+            # clears when it is taken back, and it is not asked about again (dev seed 132: "6|3" typed four
+            # times over, four alerts that never cleared); a missed play's is the seen tile it offered, if any
+            seen = pending.tiles.get(answer) if pending.kind == "missed" else pending.tile_id
             verdict = self._record(seen, action, source)
         self._close_question(answer)
         return verdict
@@ -717,6 +718,8 @@ class Reconciler:
         # the round's last tile settled before any hand was turned over to be counted
         ended = max((t.settled_at for train, chain in board.trains.items()
                      for t in chain[:len(game.trains.get(train, ()))]), default=0.0)
+        if self._last_play is not None:  # a recorded tile found again later (a new track) settles anew: dev
+            ended = min(ended, self._last_play[2])  # seed 144's settled after Ben's hand was turned over
         for seat, ks in at_seat.items():
             held = None if game.hand_counts is None else game.hand_counts.get(seat)
             ghosts = self._second_looks(laid_out, ks, held, ended)

@@ -621,3 +621,40 @@ def test_a_thing_face_up_long_after_the_seats_hand_was_turned_over_is_not_counte
     h.table.game.hand_counts["Ben"] = 3  # type: ignore[index]
     assert h.rec.read_hands(h.table.game, board({"Ana": [last]}, loose=laid_out))["Ben"] == (
         Tile(0, 9), Tile(2, 6), Tile(5, 11))
+
+
+def test_a_tile_named_by_typing_it_in_is_that_tile_its_alert_clears_when_taken_back_and_it_is_not_asked_again() -> None:
+    """Seen on dev seed 132: "Was that 6|4?" (offering 6|4, 6|12, 6|6), and the phone typed in 6|3, which does not
+    match Ana's train. The alert was not tied to the tile, so the tile was asked about again on each frame, four
+    alerts were raised, and none cleared when the tile was taken back."""
+    h = started()
+    unsure = seen(2, sure(12), p((5, 0.5), (6, 0.47)))
+    h.see(board({"Ana": [unsure]}, ENGINE))
+    question = h.seen_events(Question)[-1]
+    verdict = h.rec.answer(question.id, "3|9")  # carries no 12: no match on Ana's train
+    assert verdict is not None and not verdict.ok and len(h.table.alerts) == 1
+    h.see(board({"Ana": [unsure]}, ENGINE))
+    assert h.seen_events(Question)[-1] == question and len(h.table.alerts) == 1  # not asked again
+    h.see(board({}, ENGINE), [BoardChange("gone", unsure, 3.0)])
+    assert len(h.table.alerts) == 0
+
+
+def test_a_recorded_tile_found_again_late_does_not_move_the_rounds_end_past_the_turned_hands() -> None:
+    """Seen on dev seed 144: the round's last tile, recorded at 5 s, was found again by a new track that settled
+    at 16 s, after Ben had turned his hand over (9 s). Taken as the round's end, that made his real tiles look
+    face up since before it, and one was left out instead of a shadow seen at 15 s."""
+    h = started()
+    last = seen(2, sure(12), sure(5), CAL.centre, at=5.0)
+    h.see(board({"Ana": [last]}, ENGINE, at=5.0))
+    h.table.game.hand_counts.update({"Ana": 0, "Ben": 2, "Cy": 3})  # type: ignore[union-attr]
+    assert h.table.submit(Out("Ana"), "button").ok
+    d = CAL.direction({v: k for k, v in CAL.trains.items()}["Ben"])
+    x, y = CAL.centre[0] + d[0] * 420, CAL.centre[1] + d[1] * 420
+    found_again = replace(last, id=9, settled_at=16.0)
+    h.rec.tracker = Tracker(CAL)
+    h.rec.tracker.claims[9] = "Ana"
+    laid_out = [replace(seen(37, sure(6), sure(2), (x, y)), up_since=9.0),
+                replace(seen(38, sure(5), sure(11), (x + 40, y)), up_since=9.5),
+                replace(seen(39, sure(0), sure(9), (x - 40, y - 45)), up_since=15.0)]
+    hands = h.rec.read_hands(h.table.game, board({"Ana": [found_again]}, ENGINE, loose=laid_out))
+    assert hands["Ben"] == (Tile(2, 6), Tile(5, 11))
