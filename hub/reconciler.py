@@ -758,20 +758,28 @@ class Reconciler:
         left, out = list(ks), []
         turned = float(np.median([laid_out[k].up_since for k in ks])) if ks else 0.0
         while len(left) > held:
-            worst = min(left, key=lambda k: laid_out[k].up_since)
-            if laid_out[worst].up_since >= ended:  # every one was turned over after the round
-                worst = max(left, key=lambda k: laid_out[k].up_since)
-                if laid_out[worst].up_since <= turned + late_s:  # and all at about the same time
-                    worst = min(left, key=lambda k: laid_out[k].up_share)
-                    if laid_out[worst].up_share == 1.0:  # and always seen face up
-                        quads = {k: Quad.of(laid_out[k].corners) for k in left}
-                        share, worst = max((covered_share(quads[k], [quads[o] for o in left if o != k]), k)
-                                           for k in left)
-                        if share < 0.5:
-                            break
+            worst = Reconciler._least_likely(laid_out, left, ended, turned + late_s)
+            if worst is None:
+                break
             left.remove(worst)
             out.append(worst)
         return out
+
+    @staticmethod
+    def _least_likely(laid_out: Sequence[SeenTile], left: Sequence[int], ended: float, late: float) -> int | None:
+        """The one of ``left`` to leave out next, by the order ``_second_looks`` gives; None when none is."""
+        earliest = min(left, key=lambda k: laid_out[k].up_since)
+        if laid_out[earliest].up_since < ended:
+            return earliest
+        latest = max(left, key=lambda k: laid_out[k].up_since)
+        if laid_out[latest].up_since > late:
+            return latest
+        flickered = min(left, key=lambda k: laid_out[k].up_share)
+        if laid_out[flickered].up_share < 1.0:
+            return flickered
+        quads = {k: Quad.of(laid_out[k].corners) for k in left}
+        share, covered = max((covered_share(quads[k], [quads[o] for o in left if o != k]), k) for k in left)
+        return covered if share >= 0.5 else None
 
     def score_from_camera(self) -> Score:
         """The Score the table confirms: each seat's laid-out tiles as the camera read them."""

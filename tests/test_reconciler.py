@@ -417,8 +417,13 @@ def ana_went_out(ben_holds: int) -> tuple[Harness, tuple[float, float]]:
     h.table.submit(Play("Ana", (12, 5), "Ana"), "test")
     h.table.game.hand_counts.update({"Ana": 0, "Ben": ben_holds, "Cy": 3})  # type: ignore[union-attr]
     assert h.table.submit(Out("Ana"), "button").ok
+    return h, before_bens_seat()
+
+
+def before_bens_seat() -> tuple[float, float]:
+    """A spot in front of Ben's seat, where he lays out his hand."""
     d = CAL.direction({v: k for k, v in CAL.trains.items()}["Ben"])
-    return h, (CAL.centre[0] + d[0] * 420, CAL.centre[1] + d[1] * 420)
+    return CAL.centre[0] + d[0] * 420, CAL.centre[1] + d[1] * 420
 
 
 def test_a_box_over_the_joint_of_two_laid_out_tiles_is_not_counted_when_the_seat_holds_fewer() -> None:
@@ -648,8 +653,7 @@ def test_a_recorded_tile_found_again_late_does_not_move_the_rounds_end_past_the_
     h.see(board({"Ana": [last]}, ENGINE, at=5.0))
     h.table.game.hand_counts.update({"Ana": 0, "Ben": 2, "Cy": 3})  # type: ignore[union-attr]
     assert h.table.submit(Out("Ana"), "button").ok
-    d = CAL.direction({v: k for k, v in CAL.trains.items()}["Ben"])
-    x, y = CAL.centre[0] + d[0] * 420, CAL.centre[1] + d[1] * 420
+    x, y = before_bens_seat()
     found_again = replace(last, id=9, settled_at=16.0)
     h.rec.tracker = Tracker(CAL)
     h.rec.tracker.claims[9] = "Ana"
