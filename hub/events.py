@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 from scorekeeper import Action, GameState
@@ -90,9 +90,11 @@ class QuestionClosed:
 
 @dataclass(frozen=True)
 class HandCounts:
-    """Pips counted per seat by the camera at the end of a round, for the table to confirm."""
+    """Pips counted per seat by the camera at the end of a round, for the table to confirm, and the tiles
+    counted there: a seat showing fewer than its player holds is flagged on the page for a person to check."""
 
     counts: Mapping[str, int]
+    tiles: Mapping[str, int] = field(default_factory=dict)
 
 
 Event = Union[

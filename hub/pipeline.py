@@ -261,7 +261,8 @@ class Pipeline:
         self.last_verdicts = []
         t0 = time.perf_counter()
         if isinstance(self.read, HubReader) and self.tracker is not None:
-            self.read.ends, self.read.within = self.tracker.open_ends()
+            state = self.table.state()
+            self.read.ends, self.read.within = self.tracker.open_ends(state is not None and state.phase == "ended")
         detections = self.read(frame)
         t1 = time.perf_counter()
         self.stats.frames += 1
@@ -480,7 +481,8 @@ class HubReader:
 
     A tile lies face up there, whatever the detector says (it takes a tile with few pips, such as 0|1,
     for a back now and then), so a face-down tile found there is read too; backs elsewhere (the boneyard,
-    the hands) are not, which keeps their cost and their guessed readings out of the loop.
+    the hands) are not, which keeps their cost and their guessed readings out of the loop. While the
+    hands are counted, backs beside the laid-out tiles are read too.
     """
 
     def __init__(self, reader: OnnxTileReader) -> None:

@@ -54,6 +54,9 @@ class TrackerSettings:
     # (where the ends meet) may have been laid on either: the reconciler weighs both alike
     shadow_share: float = 0.3  # a new tile lying this much on tiles the game holds is a second look at them
     # (a detector may see a phantom tile across two touching halves, or a held tile twice), never a play
+    whole_share: float = 0.8  # a box shorter than this share of the settled tiles' is a tile seen in part (a
+    # hand still over it), one longer than their length over it is no one tile (a hand, a phantom on the cloth):
+    part_s: float = 2.0  # either settles only after this long, if it stays so
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,9 @@ class Board:
     # new tiles that continue two trains' recorded ends about equally well by shape: only the rules or
     # the players can tell which train they were laid on
     even: frozenset[int] = frozenset()
+    # face down, settled, in no train: the boneyard, hands, and now and then a face-up tile with few pips
+    # that the detector takes for a back (with no reading unless the reader was told to read backs there)
+    backs: tuple[SeenTile, ...] = ()
 
     def find(self, tile_id: int) -> tuple[str | None, int | None]:
         """Where a tile lies: (train, index), ("engine", 0), (None, None) when loose or absent."""
@@ -129,6 +135,7 @@ class _Layout:
     loose: tuple[int, ...]
     alternatives: Mapping[int, tuple[str, ...]]
     even: frozenset[int]
+    backs: tuple[int, ...]
 
 
 def covered_share(quad: Quad, others: Sequence[Quad]) -> float:
@@ -236,7 +243,7 @@ class Tracker:
         self._dirty = True  # the board must be built again (a claim or the calibration changed)
         self.alternatives: dict[int, tuple[str, ...]] = {}
         self.even: frozenset[int] = frozenset()
-        self._layout = _Layout(None, MappingProxyType({}), (), MappingProxyType({}), frozenset())
+        self._layout = _Layout(None, MappingProxyType({}), (), MappingProxyType({}), frozenset(), ())
 
     def reset(self) -> None:
         """Forget every tile (after the camera or the hub moved, the old positions mean nothing)."""
@@ -315,9 +322,11 @@ class Tracker:
         self.board = self._build_board(t, unsettled)
         return changes
 
-    def open_ends(self) -> tuple[list[tuple[float, float]], float]:
+    def open_ends(self, counting: bool = False) -> tuple[list[tuple[float, float]], float]:
         """Where each train's next tile would lie, and how far from there a tile may be: beside the last
-        tile the game holds in it, or at the mouth of its slot. A tile found there lies face up."""
+        tile the game holds in it, or at the mouth of its slot. A tile found there lies face up.
+        ``counting``: the round is over and the hands lie face up, so beside each loose tile as well (the
+        detector takes a tile with few pips in a laid-out hand for a back now and then)."""
         cal = self.calibration
         lengths = [self._placed(tr).length for tr in self._tracks.values()]
         length = float(np.median(lengths)) if lengths else cal.radius
@@ -329,6 +338,8 @@ class Tracker:
             else:
                 mouth = np.asarray(cal.centre, np.float64) + cal.direction(slot) * cal.radius
                 points.append((float(mouth[0]), float(mouth[1])))
+        if counting:
+            points += [t.centre for t in self.board.loose]
         return points, 1.6 * length
 
     # ------------------------------------------------------------ association
@@ -395,8 +406,24 @@ class Tracker:
         _, _, since, since_frame = track.anchor
         if t - since < self.settings.stable_s or track.missing:
             return False
+        if t - since < self.settings.part_s and not self._whole(track):
+            return False
         frames = frame - since_frame + 1
         return track.samples > 0 and track.seen >= self.settings.seen_share * frames
+
+    def _whole(self, track: _Track) -> bool:
+        """Whether the box is the size of one whole tile, as the tiles lying settled are. Dev seed 147: a
+        tile still under the hand that laid it settled as a box two thirds its size, the train's next tile
+        was too far from that box to join it, and the train was lost. Dev seed 139: a faint box a third
+        larger than a tile, on the striped cloth by a train's end, settled with the tile laid there and
+        was taken for it."""
+        lengths = [tr.quad.length for tr in self._tracks.values()
+                   if tr.settled_at is not None and not tr.missing and tr is not track]
+        if len(lengths) < 3:
+            return True
+        share = self.settings.whole_share
+        typical = float(np.median(lengths))
+        return bool(share * typical <= track.quad.length <= typical / share)
 
     # ------------------------------------------------------------ the board
     def _seen(self, track: _Track, inner_first: bool | None) -> SeenTile:
@@ -428,8 +455,9 @@ class Tracker:
         trains = {train: tuple((free[k].id, inner_first) for k, inner_first in chains.get(train, ()))
                   for _, train in sorted(cal.trains.items())}
         loose = tuple(tr.id for k, tr in enumerate(free) if k not in in_chain and not tr.face_down)
+        backs = tuple(tr.id for k, tr in enumerate(free) if k not in in_chain and tr.face_down)
         return _Layout(None if engine is None else engine.id, trains, loose, MappingProxyType(self.alternatives),
-                       self.even)
+                       self.even, backs)
 
     def _placed(self, track: _Track) -> Quad:
         """Where a tile lies when following the trains: a recorded tile where it lay when the game took it
@@ -457,9 +485,10 @@ class Tracker:
         trains = {train: tuple(self._seen(tracks[tid], first) for tid, first in chain if tid in tracks)
                   for train, chain in layout.trains.items()}
         loose = tuple(self._seen(tracks[tid], None) for tid in layout.loose if tid in tracks)
+        backs = tuple(self._seen(tracks[tid], None) for tid in layout.backs if tid in tracks)
         held = tracks.get(layout.engine) if layout.engine is not None else None
         engine = None if held is None else self._seen(held, None)
-        return Board(t, engine, MappingProxyType(trains), loose, unsettled, layout.alternatives, layout.even)
+        return Board(t, engine, MappingProxyType(trains), loose, unsettled, layout.alternatives, layout.even, backs)
 
     def _chains(self, free: list[_Track]) -> dict[str, list[tuple[int, bool]]]:
         """Every train's chain out of its slot, as (index into ``free``, inner half first).

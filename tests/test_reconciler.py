@@ -46,9 +46,9 @@ def seen(tid: int, inner: tuple[float, ...], outer: tuple[float, ...], centre: t
 
 
 def board(trains: Mapping[str, Sequence[SeenTile]] | None = None, engine: SeenTile | None = None,
-          loose: Sequence[SeenTile] = (), at: float = 0.0) -> Board:
+          loose: Sequence[SeenTile] = (), at: float = 0.0, backs: Sequence[SeenTile] = ()) -> Board:
     full = {name: tuple((trains or {}).get(name, ())) for name in (*PLAYERS, "mexican")}
-    return Board(at, engine, MappingProxyType(full), tuple(loose), 0)
+    return Board(at, engine, MappingProxyType(full), tuple(loose), 0, backs=tuple(backs))
 
 
 class Harness:
@@ -406,6 +406,7 @@ def test_end_of_round_counts_each_seat_and_scores_what_the_table_confirms() -> N
     h.see(board({"Ana": [seen(2, sure(12), sure(5))]}, ENGINE, loose=hands))
     (counts,) = h.seen_events(HandCounts)
     assert dict(counts.counts) == {"Ana": 7, "Ben": 24}  # 0|0 scores 0 under dominos-cc
+    assert dict(counts.tiles) == {"Ana": 2, "Ben": 2}  # the page flags a seat showing fewer than held
     verdict = h.rec.confirm_score("web")
     assert verdict.ok
     assert h.actions[-1] == Score({"Ana": ((0, 0), (3, 4)), "Ben": ((2, 6), (5, 11))})
@@ -662,3 +663,18 @@ def test_a_recorded_tile_found_again_late_does_not_move_the_rounds_end_past_the_
                 replace(seen(39, sure(0), sure(9), (x - 40, y - 45)), up_since=15.0)]
     hands = h.rec.read_hands(h.table.game, board({"Ana": [found_again]}, ENGINE, loose=laid_out))
     assert hands["Ben"] == (Tile(2, 6), Tile(5, 11))
+
+
+def test_a_tile_taken_for_a_back_in_a_laid_out_hand_counts_when_the_seat_shows_fewer_than_held() -> None:
+    """Dev seeds 139 and 147: the detector took a 0|0, and a 1|5, in hands laid out face up for backs, so
+    those seats showed fewer tiles than their players held. A read back lying in such a row is one of its
+    tiles; a back farther off (the boneyard) is not, nor is one at a seat that shows all its tiles."""
+    h, (x, y) = ana_went_out(ben_holds=3)
+    shown = [seen(40, sure(6), sure(2), (x - 30, y)), seen(41, sure(5), sure(11), (x, y))]
+    in_row = replace(seen(42, sure(1), sure(5), (x + 30, y)), up_share=0.0)
+    boneyard = replace(seen(43, sure(0), sure(3), (x + 200, y)), up_share=0.0)
+    unread = replace(seen(44, (), (), (x + 60, y)), up_share=0.0)
+    b = board(loose=shown, backs=[unread, boneyard, in_row])
+    assert h.rec.read_hands(h.table.game, b)["Ben"] == (Tile(1, 5), Tile(2, 6), Tile(5, 11))
+    h.table.game.hand_counts["Ben"] = 2  # type: ignore[index]
+    assert h.rec.read_hands(h.table.game, b)["Ben"] == (Tile(2, 6), Tile(5, 11))

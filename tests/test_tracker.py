@@ -279,6 +279,11 @@ def test_the_open_ends_are_beside_each_trains_last_recorded_tile_or_at_its_slots
     mouth = np.asarray(CAL.centre) + CAL.direction(3) * CAL.radius
     np.testing.assert_allclose(ends["Ben"], mouth, atol=1e-6)
     assert within == pytest.approx(1.6 * L)
+    hand = [tile((500, 900 + 32 * k), 0.0, (k, 6)) for k in range(2)]  # Ben's hand, laid out at the end
+    run(tracker, [ana + hand] * 8, t0=1.0)
+    assert tracker.open_ends()[0] == points  # while the round is played, backs there are not read
+    counting, _ = tracker.open_ends(counting=True)
+    np.testing.assert_allclose(counting[len(points):], [np.mean(h.corners, axis=0) for h in hand], atol=1e-6)
 
 
 def test_a_tile_recorded_in_one_train_is_never_taken_into_another() -> None:
@@ -462,3 +467,66 @@ def test_a_recorded_tile_whose_reading_drifted_still_takes_a_clear_reading_of_wh
     run(tracker, [[engine(), first]] * 8, t0=5.0)
     assert [t.id for t in tracker.board.trains["Ana"]] == [held.id]
     assert len([t for t in tracker.board.loose]) == 0 and len(tracker._tracks) == 2
+
+
+def seen_in_part(det: DetectedTile, share: float, towards: np.ndarray) -> DetectedTile:
+    """The same tile with a hand over part of it: a box ``share`` its size, pulled towards ``towards``."""
+    corners = np.asarray(det.corners)
+    centre = corners.mean(axis=0)
+    shift = (towards - centre) / np.linalg.norm(towards - centre) * L * (1 - share) / 2
+    small = (corners - centre) * share + centre + shift
+    halves = tuple(HalfReading(tuple(float(v) for v in (np.asarray(h.center) - centre) * share + centre + shift),
+                               h.probs) for h in det.halves)
+    return DetectedTile(tuple((float(x), float(y)) for x, y in small), halves, det.confidence, det.face)
+
+
+def test_a_tile_seen_only_in_part_settles_once_seen_whole_and_the_train_runs_on_through_it() -> None:
+    """Dev seed 147: Ben's sixth tile, still under the hand that laid it, was seen for half a second as a
+    box two thirds its size and settled so. The game took that box for where it lies, and Ben's next
+    tile was too far from it to join his train."""
+    tracker = Tracker(CAL)
+    tiles = lay_train(1, [(12, 5), (5, 8), (8, 2), (2, 9), (9, 4)])
+    run(tracker, [[engine(), *tiles[:3]]] * 8)
+    for t in tracker.board.trains["Ana"]:
+        tracker.claim(t.id, "Ana", t.reading)
+    hand = np.asarray(CAL.centre) + CAL.direction(1) * 400  # the player's hand, out along the train
+    part = seen_in_part(tiles[3], 0.6, hand)
+    changes = run(tracker, [[engine(), *tiles[:3], part]] * 8, t0=1.0)
+    assert changes == []  # a box this much smaller than the tiles lying is a tile seen in part
+    run(tracker, [[engine(), *tiles[:4]]] * 8, t0=2.0)  # the hand is gone
+    chain = tracker.board.trains["Ana"]
+    assert len(chain) == 4 and np.allclose(chain[3].corners, tiles[3].corners)
+    tracker.claim(chain[3].id, "Ana", chain[3].reading)
+    run(tracker, [[engine(), *tiles]] * 8, t0=3.0)
+    assert readings(tracker.board, "Ana") == [(12, 5), (5, 8), (8, 2), (2, 9), (9, 4)]
+
+
+def test_a_tile_only_ever_seen_in_part_still_counts_after_a_while() -> None:
+    """A tile half out of view, or under a cup, is seen in part for good: it still settles, later."""
+    settings = TrackerSettings()
+    tracker = Tracker(CAL, settings)
+    tiles = lay_train(1, [(12, 5), (5, 8), (8, 2), (2, 9)])
+    run(tracker, [[engine(), *tiles[:3]]] * 8)
+    part = seen_in_part(tiles[3], 0.6, np.asarray(CAL.centre) + CAL.direction(1) * 400)
+    frames = int(settings.part_s * FPS) + 2
+    changes = run(tracker, [[engine(), *tiles[:3], part]] * frames, t0=1.0)
+    assert [c.kind for c in changes] == ["settled"]
+    assert changes[0].tile.settled_at >= 1.0 + settings.part_s
+
+
+def test_a_box_larger_than_any_tile_does_not_settle_with_the_tile_laid_beside_it() -> None:
+    """Dev seed 139: a faint 0|0 box a third longer than a tile, on the striped cloth beside the Mexican
+    train's end, settled in the same frame as the tile laid there and was taken for the play."""
+    tracker = Tracker(CAL)
+    tiles = lay_train(8, [(12, 5), (5, 8), (8, 2), (2, 9)])
+    run(tracker, [[engine(), *tiles[:3]]] * 8)
+    for t in tracker.board.trains["mexican"]:
+        tracker.claim(t.id, "mexican", t.reading)
+    end = np.mean(tiles[2].corners, axis=0)
+    out = CAL.direction(8)
+    beside = end + out * L * 0.75 + np.array([-out[1], out[0]]) * L * 0.9
+    phantom = tile(beside, 0.0, (0, 0), conf=0.4)
+    phantom = seen_in_part(phantom, 1.3, beside + out)  # grown, not shrunk
+    changes = run(tracker, [[engine(), *tiles, phantom]] * 8, t0=1.0)
+    assert [sorted(c.tile.reading) for c in changes] == [[2, 9]]
+    assert readings(tracker.board, "mexican") == [(12, 5), (5, 8), (8, 2), (2, 9)]

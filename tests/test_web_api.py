@@ -450,9 +450,9 @@ def test_hand_counts_from_the_camera_are_offered_until_the_round_is_scored(hub):
     start_game(hub)
     post(hub, "/api/actions", {"act": "play", "player": "Ana", "tile": [12, 3], "train": "Ana"})
     post(hub, "/api/actions", {"act": "out", "player": "Ana"})
-    hub.bus.publish(HandCounts({"Ben": 14, "Cy": 30}))
+    hub.bus.publish(HandCounts({"Ben": 14, "Cy": 30}, {"Ben": 3, "Cy": 5}))
     assert hub.live.drain()
-    assert state(hub)["counted"] == {"counts": {"Ben": 14, "Cy": 30}}
+    assert state(hub)["counted"] == {"counts": {"Ben": 14, "Cy": 30}, "tiles": {"Ben": 3, "Cy": 5}}
     post(hub, "/api/actions", {"act": "score", "hands": {"Ben": 15, "Cy": 30}})
     assert hub.live.drain()
     assert state(hub)["counted"] is None

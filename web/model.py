@@ -122,7 +122,10 @@ def question_json(question: Question) -> dict[str, Any]:
 
 
 def counted_json(counts: HandCounts | None) -> dict[str, Any] | None:
-    return None if counts is None else {"counts": {k: int(v) for k, v in counts.counts.items()}}
+    if counts is None:
+        return None
+    return {"counts": {k: int(v) for k, v in counts.counts.items()},
+            "tiles": {k: int(v) for k, v in counts.tiles.items()}}
 
 
 def questions_json(questions: Iterable[Question]) -> list[dict[str, Any]]:

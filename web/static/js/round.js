@@ -23,6 +23,8 @@ function playing(game) {
 
 function scoring(game, counted) {
   const counts = counted ? counted.counts : {};
+  const tiles = counted ? counted.tiles || {} : {};
+  const held = game.hand_counts || {};
   const rows = game.players.map((p) => {
     if (p === game.went_out) {
       return `<li><label>${esc(p)}</label><span class="fixed">0</span><span class="tag out">${esc(T("scores.out"))}</span></li>`;
@@ -31,7 +33,8 @@ function scoring(game, counted) {
     const value = edited.has(p) ? edited.get(p) : (camera ? counts[p] : "");
     return `<li><label for="pips-${esc(p)}">${esc(p)}</label>
       <input id="pips-${esc(p)}" name="${esc(p)}" type="number" inputmode="numeric" min="0" max="10000" required value="${esc(value)}">
-      ${camera ? `<span class="tag camera" title="${esc(T("round.camera-count", { n: counts[p] }))}">${esc(T("round.camera"))}</span>` : ""}</li>`;
+      ${camera ? `<span class="tag camera" title="${esc(T("round.camera-count", { n: counts[p] }))}">${esc(T("round.camera"))}</span>` : ""}
+      ${camera && tiles[p] < held[p] ? `<span class="tag short">${esc(T("round.tiles-seen", { seen: tiles[p], held: held[p] }))}</span>` : ""}</li>`;
   });
   const how = game.went_out ? T("round.went-out", { name: game.went_out }) : T("round.was-blocked");
   return `<section class="card"><h2>${esc(T("round.over", { engine: double(game.engine) }))}</h2>
