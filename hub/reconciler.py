@@ -756,9 +756,8 @@ class Reconciler:
         for i, back in enumerate(backs):
             if self.seat_of(back.centre, players) != seat:
                 continue
-            quad = Quad.of(back.corners)
-            gap = min(float(np.hypot(back.centre[0] - t.centre[0], back.centre[1] - t.centre[1])) for t in shown)
-            if gap < 1.3 * quad.length:  # beside one of them, in the row: not the boneyard
+            gap = min(math.dist(back.centre, t.centre) for t in shown)
+            if gap < 1.3 * Quad.of(back.corners).length:  # beside one of them, in the row: not the boneyard
                 near.append((gap, i))
         return [backs[i] for _, i in sorted(near)[:missing]]
 

@@ -417,8 +417,7 @@ class Tracker:
         was too far from that box to join it, and the train was lost. Dev seed 139: a faint box a third
         larger than a tile, on the striped cloth by a train's end, settled with the tile laid there and
         was taken for it."""
-        lengths = [tr.quad.length for tr in self._tracks.values()
-                   if tr.settled_at is not None and not tr.missing and tr is not track]
+        lengths = [tr.quad.length for tr in self._tracks.values() if tr.settled_at is not None and not tr.missing]
         if len(lengths) < 3:
             return True
         share = self.settings.whole_share
