@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from vision.detector import Candidate, side_for
-from vision.evaluate import Tally, TruthTile, score_photo, score_synthetic
+from vision.eval_run import SetResult, write_report
+from vision.evaluate import Tally, TruthTile, score_photo, score_synthetic, size_group, size_group_name
 from vision.geometry import half_centers, points_in_quads, quad_params, rect_corners, shoelace
 from vision.pips import half_features, rectify
 from vision.realdev import LabelledHalf, LabelledPhoto, _to_pixels, pair_halves
@@ -99,6 +100,22 @@ def test_score_synthetic_counts_hits_swaps_misses_and_false_tiles() -> None:
     assert m["hand_total_accuracy"] == 0.0
     assert any("missed (5, 12)" in f for f in faults) and any("false tile" in f for f in faults)
     assert tally.confusion[3, 3] == 1 and tally.confusion[5, 5] == 1
+
+
+def test_recall_by_size_groups_the_required_tiles_by_their_share_of_the_frame() -> None:
+    small = rect_corners(np.array([[100.0, 100.0], [300.0, 100.0]]), np.zeros(2), np.full(2, 40.0), np.full(2, 20.0))
+    big = rect_corners(np.array([[600.0, 400.0], [600.0, 700.0]]), np.zeros(2), np.full(2, 250.0), np.full(2, 125.0))
+    truth = [TruthTile(small[0], (1, 2), "up", False), TruthTile(small[1], (3, 4), "up", False),
+             TruthTile(big[0], (5, 6), "up", False), TruthTile(big[1], (7, 8), "down", True)]
+    tally = Tally()
+    score_synthetic(truth, [_tile(small[0], (1, 2)), _tile(big[0], (5, 6))], tally, frame_side=1000.0)
+    # 40 px is 4% of the frame's longest side, 250 px is 25%; the ignored tile is in no group
+    assert tally.by_size == {0: [2, 1], 3: [1, 1]}
+    assert [size_group_name(k) for k in sorted(tally.by_size)] == ["0%-5%", "20% and more"]
+    assert size_group(0.05) == 1 and size_group(0.0999) == 1
+    plain = Tally()
+    score_synthetic(truth, [_tile(small[0], (1, 2))], plain)
+    assert plain.by_size == {}  # without the frame's size there are no groups
 
 
 def test_touching_tiles_do_not_match_their_neighbour() -> None:
@@ -204,3 +221,13 @@ def test_a_ghost_over_the_joint_of_two_tiles_is_dropped_but_a_neighbour_is_kept(
     # over one tile only, half of it lies on nothing: a tile of its own, kept
     found = decode(_maps([(10, 10, 3.0), (14, 10, 0.0)]), 1.0, 0.35)
     assert len(found) == 2
+
+
+def test_the_report_gives_recall_by_size_smallest_tiles_first(tmp_path) -> None:
+    synthetic = Tally(truth_tiles=5, found=4, by_size={3: [1, 1], 0: [4, 3]})
+    photos = Tally(truth_tiles=2, found=1)
+    path = write_report(tmp_path, [SetResult("synthetic held-out", synthetic, 1.0, "seeds"),
+                                   SetResult("real-dev photos", photos, 1.0, "photos")], "header")
+    text = path.read_text()
+    assert "| 0%-5% | 4 | 0.7500 |\n| 20% and more | 1 | 1.0000 |" in text
+    assert text.count("Tile recall by size") == 1  # photos carry no sizes

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from vision.draw import draw_tiles
-from vision.evaluate import MISSED, Tally, TruthTile, score_photo, score_synthetic
+from vision.evaluate import MISSED, Tally, TruthTile, score_photo, score_synthetic, size_group_name
 from vision.reader import OnnxTileReader
 from vision.realdev import DEFAULT_DIR, load_real_dev
 from vision.synthetic_sets import EVAL_SEED0, VISIBLE_REQUIRED, scene_options
@@ -56,7 +56,7 @@ def eval_synthetic(reader: OnnxTileReader, gallery: Path | None, min_tiles: int 
         scene = render_scene(seed, **scene_options(seed))
         truth = synthetic_truth(scene)
         tiles = reader.read(scene.image)
-        bad = score_synthetic(truth, tiles, tally)
+        bad = score_synthetic(truth, tiles, tally, frame_side=max(scene.image.shape[:2]))
         faults.extend(f"seed {seed}: {f}" for f in bad)
         if bad and gallery is not None and kept < keep:
             drawn = draw_tiles(scene.image, tiles)
@@ -131,12 +131,20 @@ def metrics_table(results: list[SetResult]) -> str:
     return "\n".join([head, rule, *rows])
 
 
+def size_markdown(by_size: dict[int, list[int]]) -> str:
+    """Tile recall per size group, smallest tiles first."""
+    rows = [f"| {size_group_name(k)} | {n} | {found / n:.4f} |" for k, (n, found) in sorted(by_size.items())]
+    return "\n".join(["| tile length (share of the frame's longest side) | tiles | recall |", "|---|---|---|", *rows])
+
+
 def write_report(out_dir: Path, results: list[SetResult], header: str) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     parts = [f"# Vision evaluation\n\n{header}\n", metrics_table(results), ""]
     for r in results:
-        parts += [f"## {r.name}\n", f"{r.detail}; {r.seconds:.0f} s.\n", "Half values, true (rows) against read:\n",
-                  confusion_markdown(r.tally.confusion), ""]
+        parts += [f"## {r.name}\n", f"{r.detail}; {r.seconds:.0f} s.\n"]
+        if r.tally.by_size:
+            parts += ["Tile recall by size:\n", size_markdown(r.tally.by_size), ""]
+        parts += ["Half values, true (rows) against read:\n", confusion_markdown(r.tally.confusion), ""]
         np.savetxt(out_dir / f"confusion-{r.name.split()[0]}.csv", r.tally.confusion, fmt="%d", delimiter=",",
                    header="rows: true value 0..18; columns: read value 0..18, then missed")
         if r.faults:

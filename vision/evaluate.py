@@ -12,6 +12,8 @@ Matching rules, the same for every model:
   its halves are found by the two halves of one detection. Photos hold unlabelled tiles, so
   precision is not measured there.
 - hand total: per frame, the pips of all required face-up tiles summed, against what was read.
+- recall by size: required tiles grouped by their length as a share of the frame's longest side
+  (SIZE_EDGES), because the detector's misses gather at the small end.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.geometry import NUM_VALUES, half_centers, points_in_quads
+from vision.geometry import NUM_VALUES, half_centers, points_in_quads, quad_params
 from vision.realdev import LabelledPhoto
 from vision.types import DetectedTile
 
@@ -33,6 +35,20 @@ class TruthTile:
     values: tuple[int, int]
     face: str
     ignore: bool
+
+
+SIZE_EDGES = (0.05, 0.1, 0.2)  # tile length / frame's longest side: the recall-by-size groups' limits
+
+
+def size_group(share: float) -> int:
+    """The recall-by-size group (0 = smallest) of a tile ``share`` of the frame's longest side long."""
+    return int(np.searchsorted(SIZE_EDGES, share, side="right"))
+
+
+def size_group_name(k: int) -> str:
+    """Group ``k`` as a range of shares, e.g. "5-10%"."""
+    edges = (0.0, *SIZE_EDGES)
+    return f"{edges[k]:.0%}-{SIZE_EDGES[k]:.0%}" if k < len(SIZE_EDGES) else f"{SIZE_EDGES[-1]:.0%} and more"
 
 
 @dataclass
@@ -52,6 +68,7 @@ class Tally:
     frames: int = 0
     hands_correct: int = 0
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((NUM_VALUES, NUM_VALUES + 1), np.int64))
+    by_size: dict[int, list[int]] = field(default_factory=dict)  # size group -> [required tiles, found]
 
     def metrics(self) -> dict[str, float | int | None]:
         def rate(a: int, b: int) -> float | None:
@@ -86,8 +103,10 @@ def _pair_halves(truth_corners: np.ndarray, det: DetectedTile) -> tuple[int, int
     return (0, 1) if straight <= swapped else (1, 0)
 
 
-def score_synthetic(truth: list[TruthTile], dets: list[DetectedTile], tally: Tally) -> list[str]:
-    """Add one frame to ``tally``; returns what went wrong in it, one line per fault."""
+def score_synthetic(truth: list[TruthTile], dets: list[DetectedTile], tally: Tally,
+                    frame_side: float | None = None) -> list[str]:
+    """Add one frame to ``tally``; returns what went wrong in it, one line per fault. With the frame's
+    longest side, the required tiles are also counted by size (``Tally.by_size``)."""
     faults: list[str] = []
     tally.frames += 1
     order = sorted(range(len(dets)), key=lambda i: -dets[i].confidence)
@@ -130,6 +149,10 @@ def score_synthetic(truth: list[TruthTile], dets: list[DetectedTile], tally: Tal
             tally.halves += 2
             true_total += sum(t.values)
         i = next((i for i, k in match.items() if k == j), None)
+        if frame_side:
+            group = tally.by_size.setdefault(size_group(quad_params(t.corners[None])[2][0] / frame_side), [0, 0])
+            group[0] += 1
+            group[1] += i is not None
         if i is None:
             faults.append(f"missed {t.values} ({t.face}) at {np.round(t.corners.mean(axis=0)).tolist()}")
             if up:
