@@ -46,7 +46,7 @@ def size_group(share: float) -> int:
 
 
 def size_group_name(k: int) -> str:
-    """Group ``k`` as a range of shares, e.g. "5-10%"."""
+    """Group ``k`` as a range of shares, e.g. "5%-10%" (the report's row names)."""
     edges = (0.0, *SIZE_EDGES)
     return f"{edges[k]:.0%}-{SIZE_EDGES[k]:.0%}" if k < len(SIZE_EDGES) else f"{SIZE_EDGES[-1]:.0%} and more"
 
