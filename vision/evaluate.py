@@ -124,6 +124,7 @@ def score_synthetic(truth: list[TruthTile], dets: list[DetectedTile], tally: Tal
                 match[i] = j
                 taken.add(j)
                 break
+    lengths = quad_params(t_corners)[2] if frame_side else None
     true_total = read_total = 0
     for i, det in enumerate(dets):
         j = match.get(i)
@@ -149,8 +150,8 @@ def score_synthetic(truth: list[TruthTile], dets: list[DetectedTile], tally: Tal
             tally.halves += 2
             true_total += sum(t.values)
         i = next((i for i, k in match.items() if k == j), None)
-        if frame_side:
-            group = tally.by_size.setdefault(size_group(quad_params(t.corners[None])[2][0] / frame_side), [0, 0])
+        if lengths is not None:
+            group = tally.by_size.setdefault(size_group(lengths[j] / frame_side), [0, 0])
             group[0] += 1
             group[1] += i is not None
         if i is None:
