@@ -127,6 +127,16 @@ def test_touching_tiles_do_not_match_their_neighbour() -> None:
     assert tally.found == 0
 
 
+def test_a_detection_on_a_pile_matches_the_tile_it_lies_on_not_the_one_under_it() -> None:
+    # face-down tiles in a pile: a mostly hidden one (ignored) lies listed first, 15 px off the top one
+    qs = rect_corners(np.array([[115.0, 100.0], [100.0, 100.0]]), np.zeros(2), np.full(2, 80.0), np.full(2, 40.0))
+    truth = [TruthTile(qs[0], (2, 17), "down", True), TruthTile(qs[1], (1, 4), "down", False)]
+    tally = Tally()
+    faults = score_synthetic(truth, [_tile(qs[1] + [2.0, 1.0], (1, 4), face="down")], tally)
+    assert (tally.truth_tiles, tally.found, tally.true_detections) == (1, 1, 1)
+    assert faults == []
+
+
 def test_score_photo_needs_both_halves_in_one_detection() -> None:
     halves = (LabelledHalf((0, 0, 40, 40), 6), LabelledHalf((40, 0, 80, 40), 2), LabelledHalf((200, 0, 240, 40), 9),
               LabelledHalf((240, 0, 280, 40), 9))

@@ -3,7 +3,8 @@
 Matching rules, the same for every model:
 - synthetic: a detection and a true tile match when each one's centre lies in the middle of the
   other (within 30% of its length along it and 30% of its width across), so a box straddling two
-  touching tiles matches neither; greedy by confidence. True
+  touching tiles matches neither; greedy by confidence, each detection taking the nearest such tile (in a pile of
+  face-down tiles a detection can lie within the middles of two overlapping tiles). True
   tiles that are occluded, cut by the frame edge or held in a hand are "ignored": finding them
   is not required, and a detection on one is not a false alarm.
 - halves: a matched tile's two halves pair with the true halves by position (the nearer way).
@@ -118,12 +119,14 @@ def score_synthetic(truth: list[TruthTile], dets: list[DetectedTile], tally: Tal
     d_on_t = points_in_quads(d_corners.mean(axis=1), t_corners) if both else None
     match: dict[int, int] = {}  # det -> truth
     taken: set[int] = set()
+    gaps = (np.linalg.norm(t_corners.mean(axis=1)[:, None] - d_corners.mean(axis=1)[None], axis=2)
+            if both else None)  # (truth, det) centre distances
     for i in order:
-        for j in range(len(truth)):
-            if j not in taken and t_in_d is not None and t_in_d[j, i] and d_in_t[i, j]:
-                match[i] = j
-                taken.add(j)
-                break
+        fits = [j for j in range(len(truth)) if j not in taken and t_in_d[j, i] and d_in_t[i, j]] if both else []
+        if fits:
+            j = min(fits, key=lambda j: gaps[j, i])
+            match[i] = j
+            taken.add(j)
     lengths = quad_params(t_corners)[2] if frame_side else None
     true_total = read_total = 0
     for i, det in enumerate(dets):
