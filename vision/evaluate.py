@@ -3,10 +3,10 @@
 Matching rules, the same for every model:
 - synthetic: a detection and a true tile match when each one's centre lies in the middle of the
   other (within 30% of its length along it and 30% of its width across), so a box straddling two
-  touching tiles matches neither; greedy by confidence, each detection taking the nearest such tile (in a pile of
-  face-down tiles a detection can lie within the middles of two overlapping tiles). True
-  tiles that are occluded, cut by the frame edge or held in a hand are "ignored": finding them
-  is not required, and a detection on one is not a false alarm.
+  touching tiles matches neither; greedy by confidence, each detection taking the nearest such
+  tile (in a pile of face-down tiles a detection can lie in the middles of two overlapping tiles).
+  True tiles that are occluded, cut by the frame edge or held in a hand are "ignored": finding
+  them is not required, and a detection on one is not a false alarm.
 - halves: a matched tile's two halves pair with the true halves by position (the nearer way).
 - real photos: a labelled half box is found by the detected half whose centre lies inside it
   (nearest to the box centre, each detected half used once); a labelled tile is found when both
