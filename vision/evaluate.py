@@ -114,13 +114,13 @@ def score_synthetic(truth: list[TruthTile], dets: list[DetectedTile], tally: Tal
     t_corners = np.array([t.corners for t in truth], np.float32).reshape(-1, 4, 2)
     d_corners = np.array([d.corners for d in dets], np.float32).reshape(-1, 4, 2)
     both = bool(len(dets) and len(truth))
-    t_in_d = points_in_quads(t_corners.mean(axis=1), _core(d_corners)) if both else None
-    d_in_t = points_in_quads(d_corners.mean(axis=1), _core(t_corners)) if both else None
-    d_on_t = points_in_quads(d_corners.mean(axis=1), t_corners) if both else None
+    t_centres, d_centres = t_corners.mean(axis=1), d_corners.mean(axis=1)
+    t_in_d = points_in_quads(t_centres, _core(d_corners)) if both else None
+    d_in_t = points_in_quads(d_centres, _core(t_corners)) if both else None
+    d_on_t = points_in_quads(d_centres, t_corners) if both else None
+    gaps = np.linalg.norm(t_centres[:, None] - d_centres[None], axis=2)  # (truth, det) centre distances
     match: dict[int, int] = {}  # det -> truth
     taken: set[int] = set()
-    gaps = (np.linalg.norm(t_corners.mean(axis=1)[:, None] - d_corners.mean(axis=1)[None], axis=2)
-            if both else None)  # (truth, det) centre distances
     for i in order:
         fits = [j for j in range(len(truth)) if j not in taken and t_in_d[j, i] and d_in_t[i, j]] if both else []
         if fits:
