@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision.detector import Candidate, side_for
 from vision.eval_run import SetResult, write_report
@@ -10,6 +14,7 @@ from vision.evaluate import Tally, TruthTile, score_photo, score_synthetic, size
 from vision.geometry import half_centers, points_in_quads, quad_params, rect_corners, shoelace
 from vision.pips import half_features, rectify
 from vision.realdev import LabelledHalf, LabelledPhoto, _to_pixels, pair_halves
+from vision.train.augment import apply_tone, draw_tone, tone_per_pixel
 from vision.types import DetectedTile, HalfReading
 
 
@@ -241,3 +246,15 @@ def test_the_report_gives_recall_by_size_smallest_tiles_first(tmp_path) -> None:
     text = path.read_text()
     assert "| 0%-5% | 4 | 0.7500 |\n| 20% and more | 1 | 1.0000 |" in text
     assert text.count("Tile recall by size") == 1  # photos carry no sizes
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), strength=st.floats(0.2, 1.5))
+def test_a_camera_tone_by_lookup_table_gives_the_same_bytes_as_per_pixel_arithmetic(seed: int,
+                                                                                    strength: float) -> None:
+    """Training batches must not change when the tone is applied through a table for speed."""
+    rng = np.random.default_rng(seed)
+    img = np.stack([rng.permutation(256).reshape(16, 16) for _ in range(3)], axis=-1).astype(np.uint8)  # all levels
+    tone = replace(draw_tone(rng, strength), desaturate=None, ramp=None)
+    assert tone.pointwise
+    assert np.array_equal(apply_tone(img, tone), tone_per_pixel(img, tone))

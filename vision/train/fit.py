@@ -14,7 +14,7 @@ from torch.nn import functional as F
 
 from vision.geometry import HALF_PATCH, NUM_VALUES, READER_CHANNELS
 from vision.train.cache import SceneSample
-from vision.train.detector_data import detector_batch
+from vision.train.detector_data import decode_frames, detector_batch
 from vision.train.nets import PipReader, TileDetector
 from vision.train.reader_data import reader_batch
 
@@ -57,7 +57,7 @@ def batches(make: Callable[[np.random.Generator], tuple[np.ndarray, ...]], steps
             workers: int) -> Iterator[tuple[torch.Tensor, ...]]:
     """Batches made by one worker process while the network trains on the last one.
 
-    Making a batch (JPEG decode, warps, photometric noise) costs about 60% of a training step here, so
+    Making a batch (zoom, warp, camera look, targets) costs about half a training step here, so
     overlapping it with the step is the cheapest speed-up on a 2-core machine. workers=0 makes them inline.
     OpenCV's thread pool is shut while the worker is forked and running: a forked child that touches the
     parent's pool waits forever for threads it does not have.
@@ -100,7 +100,8 @@ def train_detector(samples: list[SceneSample], steps: int, batch: int = 12, size
     t0 = time.perf_counter()
     avg = None
     with _flush_denormals():
-        data = batches(lambda rng: detector_batch(samples, rng, batch, size), steps, seed, workers)
+        frames = decode_frames(samples)
+        data = batches(lambda rng: detector_batch(frames, rng, batch, size), steps, seed, workers)
         for step, (x, heat, reg, regw, mask) in enumerate(data):
             _schedule(opt, step, steps, lr)
             out = net(x.contiguous(memory_format=torch.channels_last))
