@@ -33,6 +33,7 @@ class Tone:
 
 
 def draw_tone(rng: np.random.Generator, strength: float = 1.0) -> Tone:
+    """A random tone. The order of the draws is part of the training recipe: changing it changes every batch."""
     perm = rng.permutation(3) if rng.random() < 0.5 else None
     desaturate = rng.uniform(0.0, 0.7) if rng.random() < 0.2 else None
     gains = rng.uniform(1 - 0.25 * strength, 1 + 0.25 * strength, 3).astype(np.float32)
@@ -55,6 +56,7 @@ def apply_tone(img: np.ndarray, tone: Tone) -> np.ndarray:
 
 
 def tone_per_pixel(img: np.ndarray, tone: Tone) -> np.ndarray:
+    """The tone worked out on every pixel: needed when it mixes channels or varies across the image."""
     f = img.astype(np.float32) * (1 / 255.0)
     if tone.perm is not None:
         f = f[..., tone.perm]
