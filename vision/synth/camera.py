@@ -131,6 +131,9 @@ def look_at(
     return np.stack([right, down, axis]), center
 
 
+FAR_RAY_MAX = math.radians(84.0)  # the frame corner's ray from straight down, at most (the nominal centre's)
+
+
 @dataclass(frozen=True)
 class CameraSpec:
     """How to draw a random camera."""
@@ -160,15 +163,17 @@ def sample_camera(
     f = max(f, min_distance * tile_px / tile_mm)
     k1 = k2 = 0.0
     r_lim = math.inf
+    r_corner = math.hypot(width / 2, height / 2) / f  # the frame corner's ray, as an ideal radius
     if spec.distortion:
         # distortion as the squeeze of the frame's corner (barrel < 1 < pincushion); the polynomial
         # stays monotonic to 1.25x the corner's ideal radius, and continues straight beyond it
         squeeze = float(rng.uniform(0.82, 1.03))
-        corner = math.hypot(width / 2, height / 2) / f
-        r_corner = corner / squeeze
+        r_corner /= squeeze
         k1 = (squeeze - 1.0) / r_corner**2
         r_lim = 1.25 * r_corner
     tilt = 0.0 if rng.random() < spec.straight_share else math.radians(rng.uniform(0.0, spec.tilt_max_deg))
+    # a wide lens tilted far (a phone held low over the table) still shows the table in its far corner, not the sky
+    tilt = min(tilt, FAR_RAY_MAX - math.atan(r_corner))
     azimuth = float(rng.uniform(0, 2 * math.pi))
     yaw = float(rng.uniform(0, 2 * math.pi))
     distance = f * tile_mm / tile_px

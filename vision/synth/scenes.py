@@ -60,8 +60,8 @@ class SceneOptions:
         lo, hi = self.tile_px
         if not 8 <= lo <= hi:
             raise ValueError(f"tile_px must be (low, high) with 8 <= low <= high, not {self.tile_px!r}")
-        if not 0 <= self.tilt_max_deg <= 45:
-            raise ValueError(f"tilt_max_deg must be within 0..45, not {self.tilt_max_deg!r}")
+        if not 0 <= self.tilt_max_deg <= 65:
+            raise ValueError(f"tilt_max_deg must be within 0..65, not {self.tilt_max_deg!r}")
 
 
 def scene_options(options: dict[str, object]) -> SceneOptions:
