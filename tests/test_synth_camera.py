@@ -9,9 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.synth.camera import FAR_RAY_MAX, CameraSpec, sample_camera
+from vision.synth.scenes import TILT_MAX_DEG
 from vision.synthetic_sets import FRAME_SIZES
-
-STEEPEST = 65.0  # the most that render_scene's tilt_max_deg allows
 
 
 @settings(max_examples=300, deadline=None)
@@ -23,9 +22,9 @@ def test_a_steep_camera_still_sees_the_table_at_its_far_corner(seed: int, size: 
     (a ray above the horizon has no table point, and the renderer would draw nonsense there)."""
     width, height = size
     side = share * max(size)
-    spec = CameraSpec((side, side), STEEPEST, distortion, straight_share=0.0)
+    spec = CameraSpec((side, side), TILT_MAX_DEG, distortion, straight_share=0.0)
     camera = sample_camera(np.random.default_rng(seed), width, height, np.zeros(2), 50.0, spec)
-    assert 0.0 <= camera.tilt_deg <= STEEPEST
+    assert 0.0 <= camera.tilt_deg <= TILT_MAX_DEG
     corners = np.array([[-0.5, -0.5], [width - 0.5, -0.5], [width - 0.5, height - 0.5], [-0.5, height - 0.5]])
     seen = camera.to_table(corners)
     back = camera.project(np.concatenate([seen, np.zeros((4, 1))], axis=1))

@@ -32,6 +32,7 @@ from .truth import Scene
 
 SCENE_KINDS = ("table", "hands", "loose")
 SETS = (6, 9, 12, 15, 18)
+TILT_MAX_DEG = 65.0  # the most a scene's camera may tilt from straight down
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,8 @@ class SceneOptions:
         lo, hi = self.tile_px
         if not 8 <= lo <= hi:
             raise ValueError(f"tile_px must be (low, high) with 8 <= low <= high, not {self.tile_px!r}")
-        if not 0 <= self.tilt_max_deg <= 65:
-            raise ValueError(f"tilt_max_deg must be within 0..65, not {self.tilt_max_deg!r}")
+        if not 0 <= self.tilt_max_deg <= TILT_MAX_DEG:
+            raise ValueError(f"tilt_max_deg must be within 0..{TILT_MAX_DEG:g}, not {self.tilt_max_deg!r}")
 
 
 def scene_options(options: dict[str, object]) -> SceneOptions:
