@@ -13,7 +13,7 @@ remap puts that point's canvas pixel, under any tilt and distortion.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import cv2
@@ -100,6 +100,13 @@ class Camera:
         hc = self.height_mm
         return self.center[:2] + (np.asarray(xy, np.float64) - self.center[:2]) * (hc / (hc - h))
 
+    @property
+    def corner_ray(self) -> float:
+        """The widest angle, in radians, between the lens axis and the ray through a frame corner."""
+        w, h = self.width, self.height
+        x, y = self._undistort(np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]]))
+        return float(np.arctan(np.hypot(x, y).max()))
+
     @cached_property
     def px_per_mm(self) -> float:
         """Image pixels per table millimetre at the image centre."""
@@ -131,7 +138,7 @@ def look_at(
     return np.stack([right, down, axis]), center
 
 
-FAR_RAY_MAX = math.radians(84.0)  # the frame corner's ray from straight down, at most (the nominal centre's)
+FAR_RAY_MAX = math.radians(84.0)  # the frame corner's ray from straight down, at most
 
 
 @dataclass(frozen=True)
@@ -172,15 +179,17 @@ def sample_camera(
         k1 = (squeeze - 1.0) / r_corner**2
         r_lim = 1.25 * r_corner
     tilt = 0.0 if rng.random() < spec.straight_share else math.radians(rng.uniform(0.0, spec.tilt_max_deg))
-    # a wide lens tilted far (a phone held low over the table) still shows the table in its far corner, not the sky
-    tilt = min(tilt, FAR_RAY_MAX - math.atan(r_corner))
     azimuth = float(rng.uniform(0, 2 * math.pi))
     yaw = float(rng.uniform(0, 2 * math.pi))
     distance = f * tile_mm / tile_px
-    rotation, center = look_at(target, distance, tilt, azimuth, yaw)
     cx = (width - 1) / 2 + float(rng.normal(0, 0.01 * width))
     cy = (height - 1) / 2 + float(rng.normal(0, 0.01 * height))
-    return Camera(width, height, f, cx, cy, k1, k2, rotation, center, math.degrees(tilt), r_lim)
+    lens = Camera(width, height, f, cx, cy, k1, k2, np.eye(3), np.zeros(3), 0.0, r_lim)
+    # a wide lens tilted far (a phone held low over the table) still shows the table in its far corner,
+    # not the sky: no ray is further from straight down than the tilt plus its angle off the lens axis
+    tilt = min(tilt, FAR_RAY_MAX - lens.corner_ray)
+    rotation, center = look_at(target, distance, tilt, azimuth, yaw)
+    return replace(lens, rotation=rotation, center=center, tilt_deg=math.degrees(tilt))
 
 
 @dataclass(frozen=True, eq=False)
