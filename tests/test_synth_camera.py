@@ -32,3 +32,13 @@ def test_a_steep_camera_still_sees_the_table_at_its_far_corner(seed: int, size: 
     reach = np.linalg.norm(seen - camera.center[:2], axis=1) / camera.height_mm
     assert np.degrees(np.arctan(reach)).max() <= math.degrees(FAR_RAY_MAX) + 1e-6
 
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), low=st.floats(1.0, 60.0))
+def test_a_camera_with_a_least_tilt_never_looks_straight_down(seed: int, low: float) -> None:
+    spec = CameraSpec((100.0, 100.0), 62.0, True, straight_share=1.0, tilt_min_deg=low)
+    camera = sample_camera(np.random.default_rng(seed), 1280, 960, np.zeros(2), 50.0, spec)
+    capped = math.isclose(math.radians(camera.tilt_deg), FAR_RAY_MAX - camera.corner_ray)
+    assert 0.0 < camera.tilt_deg <= 62.0
+    assert camera.tilt_deg >= low - 1e-9 or capped  # only a wide lens's far corner holds it lower

@@ -148,7 +148,8 @@ class CameraSpec:
     tile_px: tuple[float, float] = (40.0, 400.0)  # tile length at the image centre
     tilt_max_deg: float = 20.0
     distortion: bool = True
-    straight_share: float = 0.35  # share of cameras looking exactly straight down
+    straight_share: float = 0.35  # share of cameras looking exactly straight down (none when tilt_min_deg > 0)
+    tilt_min_deg: float = 0.0
 
 
 def sample_camera(
@@ -178,7 +179,8 @@ def sample_camera(
         r_corner /= squeeze
         k1 = (squeeze - 1.0) / r_corner**2
         r_lim = 1.25 * r_corner
-    tilt = 0.0 if rng.random() < spec.straight_share else math.radians(rng.uniform(0.0, spec.tilt_max_deg))
+    straight = rng.random() < spec.straight_share and spec.tilt_min_deg == 0.0
+    tilt = 0.0 if straight else math.radians(rng.uniform(spec.tilt_min_deg, spec.tilt_max_deg))
     azimuth = float(rng.uniform(0, 2 * math.pi))
     yaw = float(rng.uniform(0, 2 * math.pi))
     distance = f * tile_mm / tile_px

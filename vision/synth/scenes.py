@@ -44,6 +44,7 @@ class SceneOptions:
     set: int | None = None  # double-N set: 6, 9, 12, 15 or 18
     tile_px: tuple[float, float] = (40.0, 400.0)  # tile length range at the image centre
     tilt_max_deg: float = 20.0
+    tilt_min_deg: float = 0.0  # above 0, no camera looks straight down
     distortion: bool = True
     surface: str | None = None  # one of surfaces.KINDS
     occluders: bool | None = None  # hands, cups and phones (None: by chance; never when clean)
@@ -63,6 +64,9 @@ class SceneOptions:
             raise ValueError(f"tile_px must be (low, high) with 8 <= low <= high, not {self.tile_px!r}")
         if not 0 <= self.tilt_max_deg <= TILT_MAX_DEG:
             raise ValueError(f"tilt_max_deg must be within 0..{TILT_MAX_DEG:g}, not {self.tilt_max_deg!r}")
+        if not 0 <= self.tilt_min_deg <= self.tilt_max_deg:
+            raise ValueError(f"tilt_min_deg must be within 0..tilt_max_deg ({self.tilt_max_deg:g}), "
+                             f"not {self.tilt_min_deg!r}")
 
 
 def scene_options(options: dict[str, object]) -> SceneOptions:
@@ -98,7 +102,7 @@ def render_scene(seed: int, width: int = 1280, height: int = 960, **options: obj
         layout, focus = hands_layout(rng, dims, max_value, clean=opts.clean)
     else:
         layout, focus = loose_layout(rng, dims, max_value, clean=opts.clean)
-    spec = CameraSpec(opts.tile_px, opts.tilt_max_deg, opts.distortion)
+    spec = CameraSpec(opts.tile_px, opts.tilt_max_deg, opts.distortion, tilt_min_deg=opts.tilt_min_deg)
     camera = sample_camera(rng, width, height, focus, dims.length, spec)
     if occluders:
         add_occluders(rng, layout, camera.height_mm)
