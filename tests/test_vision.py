@@ -182,3 +182,25 @@ def test_one_training_step_runs_and_exports(tmp_path: Path) -> None:
     reader = OnnxTileReader(models_dir=out, threads=1)
     image = render_scene(0, 320, 240).image
     assert isinstance(reader.read(image), list)  # untrained, but the exported graphs run end to end
+
+
+def test_eval_vision_scores_the_oblique_set_beside_the_held_out_one(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The oblique set is the held-out scenes' kind seen from the real photos' angle, with its own seeds."""
+    from vision.synthetic_sets import OBLIQUE_EVAL_SEED0, OBLIQUE_EVAL_TILT, oblique_scene_options, scene_options
+
+    for seed in range(OBLIQUE_EVAL_SEED0, OBLIQUE_EVAL_SEED0 + 3):
+        plain, oblique = scene_options(seed), oblique_scene_options(seed)
+        assert {k: v for k, v in oblique.items() if not k.startswith("tilt")} == {
+            k: v for k, v in plain.items() if not k.startswith("tilt")}
+        # a wide lens may be held a little lower (its far corner must still see the table), never straight down
+        assert 30.0 <= render_scene(seed, **oblique).camera.tilt_deg <= OBLIQUE_EVAL_TILT[1]
+    out = tmp_path / "eval"
+    assert main(["eval", "vision", "--min-tiles", "10", "--min-oblique-tiles", "10", "--skip-real",
+                 "--threads", "1", "--out", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "| metric | synthetic held-out | synthetic oblique |" in table
+    report = (out / "report.md").read_text()
+    assert f"## synthetic oblique\n\nseeds {OBLIQUE_EVAL_SEED0}.." in report
+    assert {p.name for p in out.glob("confusion-*.csv")} == {"confusion-synthetic-held-out.csv",
+                                                             "confusion-synthetic-oblique.csv"}

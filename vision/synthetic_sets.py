@@ -10,6 +10,9 @@ import numpy as np
 
 TRAIN_SEED_LIMIT = 500_000  # training uses seeds below this
 EVAL_SEED0 = 1_000_000  # held-out synthetic seeds start here
+OBLIQUE_EVAL_SEED0 = 1_200_000  # the oblique held-out set's seeds start here
+# the oblique set's camera tilt: the real-dev photos' viewpoint, as the shapes of their tiles tell
+OBLIQUE_EVAL_TILT = (45.0, 55.0)
 
 # frame sizes drawn per scene: the Pi HQ camera's binned mode, and smaller ones
 FRAME_SIZES = ((2028, 1520), (1640, 1232), (1280, 960), (1920, 1080))
@@ -27,3 +30,10 @@ def scene_options(seed: int) -> dict:
     tilt = 45.0 if rng.random() < OBLIQUE_SHARE else 20.0
     return {"width": width, "height": height, "tile_px": (TILE_SHARE[0] * side, TILE_SHARE[1] * side),
             "tilt_max_deg": tilt}
+
+
+def oblique_scene_options(seed: int) -> dict:
+    """A held-out scene seen from the real photos' angle; only the tilt differs from :func:`scene_options`."""
+    options = scene_options(seed)
+    options["tilt_min_deg"], options["tilt_max_deg"] = OBLIQUE_EVAL_TILT
+    return options

@@ -12,17 +12,19 @@ def _vision_arguments(p: argparse.ArgumentParser) -> None:
                    help="where the report, confusion matrices and failure gallery go (git-ignored)")
     p.add_argument("--models", type=Path, default=None, help="folder holding the ONNX models")
     p.add_argument("--min-tiles", type=int, default=2000, help="held-out synthetic tiles to score, at least")
+    p.add_argument("--min-oblique-tiles", type=int, default=600,
+                   help="oblique synthetic tiles (cameras 45-55 degrees from straight down) to score; 0 skips them")
     p.add_argument("--real-dev", type=Path, default=None, help="labelled real photos (default ../shared/real-dev)")
     p.add_argument("--skip-real", action="store_true", help="score the synthetic set only")
     p.add_argument("--threads", type=int, default=2)
 
 
 def _vision(args: argparse.Namespace) -> int:
-    """Tile recall, precision and pip accuracy: held-out synthetic scenes and the real photos."""
+    """Tile recall, precision and pip accuracy: held-out synthetic scenes, oblique ones and the real photos."""
     import platform
     from datetime import date
 
-    from vision.eval_run import eval_real_dev, eval_synthetic, metrics_table, write_report
+    from vision.eval_run import eval_oblique, eval_real_dev, eval_synthetic, metrics_table, write_report
     from vision.onnx_session import MODELS_DIR, ModelMissingError
     from vision.reader import OnnxTileReader
     from vision.realdev import DEFAULT_DIR
@@ -38,6 +40,8 @@ def _vision(args: argparse.Namespace) -> int:
         old.unlink()
     log = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
     results = [eval_synthetic(reader, gallery, min_tiles=args.min_tiles, log=log)]
+    if args.min_oblique_tiles > 0:
+        results.append(eval_oblique(reader, gallery, args.min_oblique_tiles, log=log))
     real_root = args.real_dev or DEFAULT_DIR
     if not args.skip_real:
         if (real_root / "labels.json").is_file():

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from vision.eval_run import eval_real_dev, eval_synthetic
+from vision.eval_run import eval_oblique, eval_real_dev, eval_synthetic
 from vision.onnx_session import MODELS_DIR
 from vision.synthetic_sets import TRAIN_SEED_LIMIT
 from vision.train.cache import load_or_render
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     from vision.reader import OnnxTileReader
 
     reader = OnnxTileReader(models_dir=args.out, threads=args.threads, max_value=18)
-    results = [eval_synthetic(reader, None, log=log)]
+    results = [eval_synthetic(reader, None, log=log), eval_oblique(reader, None, log=log)]
     try:
         results.append(eval_real_dev(reader, None))
     except FileNotFoundError as e:
