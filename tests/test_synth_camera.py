@@ -33,7 +33,6 @@ def test_a_steep_camera_still_sees_the_table_at_its_far_corner(seed: int, size: 
     assert np.degrees(np.arctan(reach)).max() <= math.degrees(FAR_RAY_MAX) + 1e-6
 
 
-
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), low=st.floats(1.0, 60.0))
 def test_a_camera_with_a_least_tilt_never_looks_straight_down(seed: int, low: float) -> None:
