@@ -14,6 +14,7 @@ from vision.geometry import NUM_VALUES, half_centers
 from vision.onnx_session import MODELS_DIR
 from vision.pips import OnnxPipReader
 from vision.types import DetectedTile, HalfReading, Point
+from vision.view import SEARCHED_VIEWS, STRAIGHT, SURE_TILE, View, ViewEvidence, choose_view
 
 
 @dataclass
@@ -35,6 +36,9 @@ class OnnxTileReader:
     ``max_value`` is the set's highest pip value (12 for double-12): the per-half probabilities
     cover 0..max_value and are renormalised over that range. ``sticky``: the frames come from one
     camera that keeps still, so the detector's input size found for one frame is kept for the next.
+    ``view_search``: each frame is a photo from an unknown angle, so the detector looks at it in each of
+    ``SEARCHED_VIEWS`` and the best view's tiles are kept (``view`` then names it; see vision/view.py).
+    Without it the frame is looked at as it is, once, as the hub's camera above the table needs.
     """
 
     models_dir: Path = MODELS_DIR
@@ -42,7 +46,9 @@ class OnnxTileReader:
     max_value: int = 12
     threshold: float = 0.35
     sticky: bool = False
+    view_search: bool = False
     times: StageTimes = field(default_factory=StageTimes)
+    view: View = STRAIGHT
 
     def __post_init__(self) -> None:
         if not 0 < self.max_value < NUM_VALUES:
@@ -56,10 +62,21 @@ class OnnxTileReader:
         for a back now and then)."""
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             raise ValueError(f"expected a BGR uint8 image (H, W, 3), got {image.dtype} {image.shape}")
-        t0 = time.perf_counter()
-        found = self.detector.detect(image)
-        t1 = time.perf_counter()
         points = np.asarray(backs_at, np.float64).reshape(-1, 2)
+        self.times = StageTimes()
+        if not self.view_search:
+            self.view = STRAIGHT
+            return self._read_in(image, STRAIGHT, points, within)[0]
+        tried = {v: self._read_in(image, v, points, within) for v in SEARCHED_VIEWS}
+        self.view = choose_view([(v, evidence) for v, (_, evidence) in tried.items()])
+        return tried[self.view][0]
+
+    def _read_in(self, image: np.ndarray, view: View, points: np.ndarray,
+                 within: float) -> tuple[list[DetectedTile], ViewEvidence]:
+        """The tiles found in one view of ``image``, and how surely; adds the stages' time to ``times``."""
+        t0 = time.perf_counter()
+        found = self.detector.detect(image, view)
+        t1 = time.perf_counter()
 
         def near(c: Candidate) -> bool:
             gaps = np.linalg.norm(points - c.corners.mean(axis=0), axis=1)
@@ -69,11 +86,14 @@ class OnnxTileReader:
         probs = (self.pips.read(image, np.stack([c.corners for c in to_read])) if to_read
                  else np.zeros((0, 2, NUM_VALUES)))
         t2 = time.perf_counter()
-        self.times = StageTimes(detect=(t1 - t0) * 1000, read=(t2 - t1) * 1000)
+        self.times = StageTimes(detect=self.times.detect + (t1 - t0) * 1000, read=self.times.read + (t2 - t1) * 1000)
         probs = probs[:, :, : self.max_value + 1]
         probs = probs / np.maximum(probs.sum(axis=-1, keepdims=True), 1e-12)
         read_probs = dict(zip((id(c) for c in to_read), probs, strict=True))
-        return [self._tile(c, read_probs.get(id(c))) for c in found]
+        up = [read_probs[id(c)].max(axis=-1) for c in to_read if c.face == "up"]
+        evidence = ViewEvidence(sure_tiles=sum(c.score >= SURE_TILE for c in found),
+                                read_certainty=float(np.mean(up)) if up else 0.0)
+        return [self._tile(c, read_probs.get(id(c))) for c in found], evidence
 
     @staticmethod
     def _tile(c: Candidate, probs: np.ndarray | None) -> DetectedTile:

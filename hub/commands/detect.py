@@ -17,6 +17,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="draw what was seen; with several images, OUT-<n>.png for the n-th")
     p.add_argument("--models", type=Path, default=None, help="folder holding the ONNX models")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--straight", action="store_true",
+                   help="look at each photo only as it is, as the hub's camera above the table does, "
+                        "instead of also from the angles it may have been taken at")
     p.set_defaults(func=run)
 
 
@@ -51,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"domino-hub detect: --set must be 1..18, got {args.set}", file=sys.stderr)
         return 2
     try:
-        reader = OnnxTileReader(models_dir=args.models or MODELS_DIR, threads=args.threads, max_value=args.set)
+        reader = OnnxTileReader(models_dir=args.models or MODELS_DIR, threads=args.threads, max_value=args.set,
+                                view_search=not args.straight)
     except ModelMissingError as e:
         print(f"domino-hub detect: {e}", file=sys.stderr)
         return 2
