@@ -23,7 +23,6 @@ import numpy as np
 
 from vision.geometry import DET_MAX_SIDE, DET_MULTIPLE, DET_STRIDE, points_in_quads, quad_grid, rect_corners
 from vision.onnx_session import MODELS_DIR, open_session
-from vision.view import STRAIGHT, View
 
 DETECTOR_FILE = "tile_detector.onnx"
 MEAN, STD = 0.5, 0.25  # input pixel normalisation, shared with training
@@ -102,14 +101,7 @@ class OnnxTileDetector:
         self.sticky = sticky
         self.side = DET_MAX_SIDE  # the input size used for the last frame
 
-    def detect(self, image: np.ndarray, view: View = STRAIGHT) -> list[Candidate]:
-        """Tiles in ``image``, found in ``view`` of it (see vision/view.py) and given in the frame's pixels."""
-        if view.straight:
-            return self._detect(image)
-        stretched, affine = view.warp(image)
-        return [Candidate(view.to_frame(c.corners, affine), c.score, c.face) for c in self._detect(stretched)]
-
-    def _detect(self, image: np.ndarray) -> list[Candidate]:
+    def detect(self, image: np.ndarray) -> list[Candidate]:
         side = self.side if self.sticky else DET_MAX_SIDE
         found, scale = self._run(image, side)
         better = side_for(found, scale, side)

@@ -75,7 +75,7 @@ class OnnxTileReader:
                  within: float) -> tuple[list[DetectedTile], ViewEvidence]:
         """The tiles found in one view of ``image``, and how surely; adds the stages' time to ``times``."""
         t0 = time.perf_counter()
-        found = self.detector.detect(image, view)
+        found = self._found_in(image, view)
         t1 = time.perf_counter()
 
         def near(c: Candidate) -> bool:
@@ -94,6 +94,13 @@ class OnnxTileReader:
         evidence = ViewEvidence(sure_tiles=sum(c.score >= SURE_TILE for c in found),
                                 read_certainty=float(np.mean(up)) if up else 0.0)
         return [self._tile(c, read_probs.get(id(c))) for c in found], evidence
+
+    def _found_in(self, image: np.ndarray, view: View) -> list[Candidate]:
+        """The detector's tiles in ``view`` of ``image``, in the frame's pixels (parallelograms once stretched)."""
+        if view.straight:
+            return self.detector.detect(image)
+        stretched, affine = view.warp(image)
+        return [Candidate(view.to_frame(c.corners, affine), c.score, c.face) for c in self.detector.detect(stretched)]
 
     @staticmethod
     def _tile(c: Candidate, probs: np.ndarray | None) -> DetectedTile:

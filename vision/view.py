@@ -24,7 +24,7 @@ from functools import cached_property
 import cv2
 import numpy as np
 
-PRESHRINK_SIDE = 1152  # a stretched view never needs more pixels than the detector's largest look
+from vision.detector import MAX_SIDE_LIMIT
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,11 @@ class View:
     def warp(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The view of ``image`` and the (2, 3) affine map from frame pixels to view pixels.
 
-        The frame is first shrunk to PRESHRINK_SIDE, which the detector never exceeds, so a stretch
-        of a large photo costs little.
+        The frame is first shrunk to the detector's largest look, which a stretch only enlarges, so
+        the detector loses nothing by it and a stretch of a large photo costs little.
         """
         h, w = image.shape[:2]
-        shrink = min(1.0, PRESHRINK_SIDE / max(h, w))
+        shrink = min(1.0, MAX_SIDE_LIMIT / max(h, w))
         if shrink < 1.0:
             image = cv2.resize(image, (max(1, round(w * shrink)), max(1, round(h * shrink))),
                                interpolation=cv2.INTER_AREA)
