@@ -106,3 +106,5 @@ def test_detect_searches_the_views_of_a_photo_unless_told_straight(tmp_path, cap
     as_is = OnnxTileReader(max_value=18).read(cv2.imread(str(photo)))
     assert centres[("--straight",)] == sorted((round(t.center[0], 1), round(t.center[1], 1)) for t in as_is)
     assert centres[()] != centres[("--straight",)]
+    assert main(["detect", str(photo)]) == 0 and "seen stretched" in capsys.readouterr().out
+    assert main(["detect", str(photo), "--straight"]) == 0 and "seen as it is" in capsys.readouterr().out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -37,6 +38,12 @@ def tile_json(tile) -> dict:
         "confidence": round(tile.confidence, 4),
         "face": tile.face,
     }
+
+
+def _view_words(view) -> str:
+    if view.straight:
+        return "seen as it is"
+    return f"seen stretched {view.stretch:g}x at {math.degrees(view.angle):.0f} degrees (taken from the side)"
 
 
 def _draw_path(base: Path, index: int, count: int) -> Path:
@@ -76,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                               "tiles": [tile_json(t) for t in tiles]}), flush=True)
         else:
             up = sum(t.face == "up" for t in tiles)
-            print(f"{path}  {w}x{h}  {len(tiles)} tiles ({up} face up)  {ms:.0f} ms")
+            print(f"{path}  {w}x{h}  {len(tiles)} tiles ({up} face up)  {ms:.0f} ms  {_view_words(reader.view)}")
             print(f"  {'#':>3}  {'values':>7}  {'face':4}  {'conf':>5}  {'centre':>13}  {'half probs':>10}")
             for i, t in enumerate(sorted(tiles, key=lambda t: (t.center[1], t.center[0]))):
                 vals = f"{t.values[0]}|{t.values[1]}" if t.values else "-"
