@@ -15,7 +15,7 @@ from vision.geometry import shoelace
 from vision.reader import OnnxTileReader
 from vision.synth import render_scene
 from vision.synthetic_sets import EVAL_SEED0, oblique_scene_options
-from vision.view import MARGIN, SEARCHED_VIEWS, STRAIGHT, View, ViewEvidence, choose_view
+from vision.view import MARGIN, SEARCHED_VIEWS, STRAIGHT, View, ViewEvidence, choose_view, to_frame
 
 
 @settings(max_examples=40, deadline=None)
@@ -36,9 +36,9 @@ def test_a_point_in_the_view_maps_back_to_where_it_lies_in_the_frame(angle, stre
     found = np.array([np.average(xs, weights=grey[ys, xs]), np.average(ys, weights=grey[ys, xs])])
     tol = 1.0 + stretch * max(w, h) / 1152  # a pixel of the frame, shrunk or not, and one of the view
     assert np.linalg.norm(found - expected) <= tol
-    np.testing.assert_allclose(view.to_frame(expected, affine), spot, atol=1e-3)
+    np.testing.assert_allclose(to_frame(expected, affine), spot, atol=1e-3)
     quad = np.array([[10.0, 10.0], [30.0, 10.0], [30.0, 20.0], [10.0, 20.0]], np.float32)
-    assert shoelace(view.to_frame(quad, affine)[None])[0] > 0  # the winding survives the round trip
+    assert shoelace(to_frame(quad, affine)[None])[0] > 0  # the winding survives the round trip
 
 
 def _evidence(sure: int, certainty: float) -> ViewEvidence:

@@ -14,7 +14,7 @@ from vision.geometry import NUM_VALUES, half_centers
 from vision.onnx_session import MODELS_DIR
 from vision.pips import OnnxPipReader
 from vision.types import DetectedTile, HalfReading, Point
-from vision.view import SEARCHED_VIEWS, STRAIGHT, SURE_TILE, View, ViewEvidence, choose_view
+from vision.view import SEARCHED_VIEWS, STRAIGHT, SURE_TILE, View, ViewEvidence, choose_view, to_frame
 
 
 @dataclass
@@ -100,7 +100,7 @@ class OnnxTileReader:
         if view.straight:
             return self.detector.detect(image)
         stretched, affine = view.warp(image)
-        return [Candidate(view.to_frame(c.corners, affine), c.score, c.face) for c in self.detector.detect(stretched)]
+        return [Candidate(to_frame(c.corners, affine), c.score, c.face) for c in self.detector.detect(stretched)]
 
     @staticmethod
     def _tile(c: Candidate, probs: np.ndarray | None) -> DetectedTile:

@@ -62,16 +62,16 @@ class View:
         from_small = np.hstack([self.matrix, (-0.5 - lo)[:, None]])
         size = (max(1, math.ceil(hi[0] - lo[0])), max(1, math.ceil(hi[1] - lo[1])))
         view = cv2.warpAffine(image, from_small, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-        # a frame pixel p lies at shrink * (p + 0.5) - 0.5 in the shrunk frame
+        # a frame pixel p lies at s * (p + 0.5) - 0.5 in the shrunk frame, s its shrink along that axis
         sx, sy = sw / w, sh / h
         to_small = np.array([[sx, 0.0, 0.5 * sx - 0.5], [0.0, sy, 0.5 * sy - 0.5], [0.0, 0.0, 1.0]])
         return view, (np.vstack([from_small, [0.0, 0.0, 1.0]]) @ to_small)[:2]
 
-    @staticmethod
-    def to_frame(points: np.ndarray, affine: np.ndarray) -> np.ndarray:
-        """Points (..., 2) in view pixels -> frame pixels, by the inverse of ``affine``."""
-        inv = np.linalg.inv(np.vstack([affine, [0.0, 0.0, 1.0]]))[:2]
-        return (points @ inv[:, :2].T + inv[:, 2]).astype(np.float32)
+
+def to_frame(points: np.ndarray, affine: np.ndarray) -> np.ndarray:
+    """Points (..., 2) in a view's pixels -> frame pixels, by the inverse of the ``affine`` its warp gave."""
+    inv = np.linalg.inv(np.vstack([affine, [0.0, 0.0, 1.0]]))[:2]
+    return (points @ inv[:, :2].T + inv[:, 2]).astype(np.float32)
 
 
 STRAIGHT = View()
