@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.detector import Candidate, OnnxTileDetector
+from vision.detector import SURE, Candidate, OnnxTileDetector
 from vision.geometry import NUM_VALUES, half_centers
 from vision.onnx_session import MODELS_DIR
 from vision.pips import OnnxPipReader
 from vision.types import DetectedTile, HalfReading, Point
-from vision.view import SEARCHED_VIEWS, STRAIGHT, SURE_TILE, View, ViewEvidence, choose_view, to_frame
+from vision.view import SEARCHED_VIEWS, STRAIGHT, View, ViewEvidence, choose_view, to_frame
 
 
 @dataclass
@@ -91,7 +91,7 @@ class OnnxTileReader:
         probs = probs / np.maximum(probs.sum(axis=-1, keepdims=True), 1e-12)
         read_probs = dict(zip((id(c) for c in to_read), probs, strict=True))
         up = [read_probs[id(c)].max(axis=-1) for c in to_read if c.face == "up"]
-        evidence = ViewEvidence(sure_tiles=sum(c.score >= SURE_TILE for c in found),
+        evidence = ViewEvidence(sure_tiles=sum(c.score >= SURE for c in found),
                                 read_certainty=float(np.mean(up)) if up else 0.0)
         return [self._tile(c, read_probs.get(id(c))) for c in found], evidence
 

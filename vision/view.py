@@ -79,13 +79,13 @@ STRAIGHT = View()
 SEARCHED_VIEWS: tuple[View, ...] = (STRAIGHT,) + tuple(
     View(k * math.pi / 4, s) for s in (1.4, 1.8) for k in range(4)
 )
-SURE_TILE = 0.5  # a detection this confident counts as surely found
 MARGIN = 0.01  # how much surer the reader must be before a stretched view replaces the frame as it is
 
 
 @dataclass(frozen=True)
 class ViewEvidence:
-    """What one view gave: the tiles found surely, and how sure the reader was of their face-up halves."""
+    """What one view gave: the tiles found surely (scored at least the detector's SURE), and how sure the
+    reader was of their face-up halves."""
 
     sure_tiles: int
     read_certainty: float  # mean of each face-up half's highest probability; 0 with none
