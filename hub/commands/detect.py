@@ -7,6 +7,10 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vision.view import View
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -40,7 +44,8 @@ def tile_json(tile) -> dict:
     }
 
 
-def _view_words(view) -> str:
+def _view_words(view: View) -> str:
+    """The readable table's words for the view a photo was read in."""
     if view.straight:
         return "seen as it is"
     return f"seen stretched {view.stretch:g}x at {math.degrees(view.angle):.0f} degrees (taken from the side)"
