@@ -183,6 +183,15 @@ def test_one_training_step_runs_and_exports(tmp_path: Path) -> None:
     image = render_scene(0, 320, 240).image
     assert isinstance(reader.read(image), list)  # untrained, but the exported graphs run end to end
 
+    detector, pips = (out / "tile_detector.onnx").read_bytes(), (out / "pip_reader.onnx").read_bytes()
+    again = ["--scenes", "2", "--reader-steps", "2", "--cache", str(tmp_path / "cache"), "--out", str(out),
+             "--threads", "1", "--skip-eval", "--reader-only"]
+    assert train_main(again) == 0
+    assert (out / "tile_detector.onnx").read_bytes() == detector  # kept as it was
+    assert (out / "pip_reader.onnx").read_bytes() != pips  # trained again, two steps this time
+    with pytest.raises(SystemExit):  # nothing to keep
+        train_main([*again, "--out", str(tmp_path / "empty")])
+
 
 def test_eval_vision_scores_the_oblique_set_beside_the_held_out_one(tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:

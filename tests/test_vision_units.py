@@ -12,7 +12,7 @@ from vision.detector import Candidate, side_for
 from vision.eval_run import SetResult, write_report
 from vision.evaluate import Tally, TruthTile, score_photo, score_synthetic, size_group, size_group_name
 from vision.geometry import half_centers, points_in_quads, quad_params, rect_corners, shoelace
-from vision.pips import half_features, rectify
+from vision.pips import MARGIN_X, MARGIN_Y, half_features, rectify
 from vision.realdev import LabelledHalf, LabelledPhoto, _to_pixels, pair_halves
 from vision.train.augment import apply_tone, draw_tone, tone_per_pixel
 from vision.types import DetectedTile, HalfReading
@@ -85,7 +85,19 @@ def test_rectify_puts_halves0_on_top() -> None:
     img[60:140, 150:230] = 0
     patch = rectify(img, q)[0]
     assert patch.shape == (64, 32, 3)
-    assert patch[:28].mean() < 40 and patch[36:].mean() > 215
+    assert patch[MARGIN_Y:28, MARGIN_X:-MARGIN_X].mean() < 40 and patch[36:].mean() > 215
+
+
+def test_a_box_cut_short_still_shows_the_end_it_cut_off() -> None:
+    """The reader's patch keeps a margin round the box: a detector box 15% too short along the tile (both ends) must
+    still show the tile's last pip column, or a 12 comes out as a 9."""
+    img = np.full((200, 300, 3), 255, np.uint8)
+    img[60:140, 70:230] = 200  # the tile's face, 160 x 80
+    img[80:120, 222:229] = 0  # a pip column at its +x end, 1-8 px in from the edge
+    short = rect_corners(np.array([[150.0, 100.0]]), np.array([0.0]), np.array([136.0]), np.array([80.0]))
+    patch = rectify(img, short)[0]
+    column = patch[: MARGIN_Y + 1, MARGIN_X:-MARGIN_X]  # the margin beyond the box's +x end, and its edge row
+    assert column.min() < 60
 
 
 def test_score_synthetic_counts_hits_swaps_misses_and_false_tiles() -> None:

@@ -2,7 +2,9 @@
 
 Each tile is rectified from the full-resolution frame into a canonical upright patch (halves[0]
 on top), split into two square halves, the lower one turned 180 degrees so that the divider is
-always at the bottom edge, and all halves of all tiles go through the network as one batch.
+always at the bottom edge, and all halves of all tiles go through the network as one batch. The
+patch shows a margin of the frame round the detector's box: on an oblique view the box is often
+drawn short, and a pip column it cuts off would turn a 12 into a 9.
 
 The input is two colour-blind channels measured against the tile's own face colour: relative
 darkness, and colour distance. A pale yellow pip on ivory barely differs in brightness but does
@@ -22,7 +24,10 @@ from vision.onnx_session import MODELS_DIR, open_session
 
 READER_FILE = "pip_reader.onnx"
 _HP = HALF_PATCH
-_DST = np.float32([[0, 0], [_HP, 0], [_HP, 2 * _HP], [0, 2 * _HP]]) - 0.5
+# the box lands inside the patch with this margin round it (across, along; patch pixels, the tile's 2:1)
+MARGIN_X, MARGIN_Y = 3, 6
+_DST = np.float32([[MARGIN_X, MARGIN_Y], [_HP - MARGIN_X, MARGIN_Y], [_HP - MARGIN_X, 2 * _HP - MARGIN_Y],
+                   [MARGIN_X, 2 * _HP - MARGIN_Y]]) - 0.5
 
 
 def rectify(
@@ -43,8 +48,9 @@ def rectify(
         side = max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2]))
         shrink = side / (2 * _HP * 1.5)
         if shrink > 1.0:
-            x0, y0 = np.floor(np.clip(quad.min(axis=0) - 2, 0, [w - 1, h - 1])).astype(int)
-            x1, y1 = np.ceil(np.clip(quad.max(axis=0) + 3, 1, [w, h])).astype(int)
+            seen = _seen_by(quad, dst, size)
+            x0, y0 = np.floor(np.clip(seen.min(axis=0) - 2, 0, [w - 1, h - 1])).astype(int)
+            x1, y1 = np.ceil(np.clip(seen.max(axis=0) + 3, 1, [w, h])).astype(int)
             if x1 - x0 >= 2 and y1 - y0 >= 2:
                 crop = image[y0:y1, x0:x1]
                 sw, sh = max(1, round((x1 - x0) / shrink)), max(1, round((y1 - y0) / shrink))
@@ -56,14 +62,23 @@ def rectify(
     return out
 
 
+def _seen_by(quad: np.ndarray, dst: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The frame points (4, 2) that land on the patch's corners: the crop a big tile is shrunk from
+    must hold the margin round the quad too, or the margin shows the crop's edge smeared outwards."""
+    w, h = size
+    canvas = np.float32([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]])
+    return cv2.perspectiveTransform(canvas[None], cv2.getPerspectiveTransform(dst, quad))[0]
+
+
 def half_features(patches: np.ndarray) -> np.ndarray:
     """Tile patches (N, 2*HP, HP, 3) uint8 -> reader input (2N, 2, HP, HP) float32, halves[0] first.
 
-    The face colour is a high percentile per channel, since pips cover less than half a face.
+    The face colour is a high percentile per channel over the box, since pips cover less than half a face.
     """
     n = len(patches)
     f = patches.astype(np.float32)
-    face = np.percentile(f.reshape(n, -1, 3), 70, axis=1)  # (N,3)
+    inner = f[:, MARGIN_Y : 2 * _HP - MARGIN_Y, MARGIN_X : _HP - MARGIN_X]  # the tile, not the margin round it
+    face = np.percentile(inner.reshape(n, -1, 3), 70, axis=1)  # (N,3)
     face_lum = np.maximum(face.mean(axis=1), 16.0)[:, None, None]
     lum = f.mean(axis=-1)
     dark = (face_lum - lum) / face_lum

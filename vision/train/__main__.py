@@ -42,9 +42,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=MODELS_DIR)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--skip-eval", action="store_true", help="do not measure or write the model card")
+    p.add_argument("--reader-only", action="store_true",
+                   help="train the pip reader alone, keeping the tile detector already in --out")
     args = p.parse_args(argv)
     if args.scenes > TRAIN_SEED_LIMIT:
         p.error(f"--scenes must stay below {TRAIN_SEED_LIMIT}: higher seeds are held out for evaluation")
+    if args.reader_only and not (args.out / "tile_detector.onnx").is_file():
+        p.error(f"--reader-only keeps the detector in --out, and {args.out / 'tile_detector.onnx'} does not exist")
     torch.set_num_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -64,8 +68,9 @@ def main(argv: list[str] | None = None) -> int:
 
     t1 = time.perf_counter()
     workers = 1 if args.threads > 1 else 0  # a batch-making process beside torch pays off only with a core to spare
-    det = train_detector(samples, args.det_steps, seed=args.seed, workers=workers, log=log)
-    export_detector(det, args.out / "tile_detector.onnx")
+    if not args.reader_only:
+        det = train_detector(samples, args.det_steps, seed=args.seed, workers=workers, log=log)
+        export_detector(det, args.out / "tile_detector.onnx")
     t_det = time.perf_counter() - t1
     t2 = time.perf_counter()
     rd = train_reader(context, values, args.reader_steps, seed=args.seed, workers=workers, log=log)
@@ -107,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         models_dir=args.out,
         bench=(bench_tiles, args.threads, bench_ms),
         load=(load_at_start, load_at_end),
+        detector_kept=args.reader_only,
     )
     log(f"wrote {args.out / 'README.md'}")
     return 0

@@ -8,6 +8,7 @@ from pathlib import Path
 from vision.detector import COVERED, MAX_SIDE_LIMIT, SCALE_LOW, SCALE_TARGET
 from vision.eval_run import SetResult, confusion_markdown, metrics_table
 from vision.geometry import DET_MAX_SIDE, DET_STRIDE, HALF_PATCH, NUM_VALUES
+from vision.pips import MARGIN_X, MARGIN_Y
 from vision.synthetic_sets import (
     EVAL_SEED0,
     FRAME_SIZES,
@@ -17,6 +18,7 @@ from vision.synthetic_sets import (
     VISIBLE_REQUIRED,
 )
 from vision.train.detector_data import ZOOM
+from vision.train.reader_data import BAD_OUTLINE
 
 # The issue's accuracy targets, per evaluation set: metric -> least acceptable value.
 TARGETS: dict[str, dict[str, float]] = {
@@ -43,15 +45,22 @@ def targets_markdown(results: list[SetResult]) -> str:
 
 def write_card(path: Path, *, command: str, started: datetime, machine: str, scenes: int, tiles: int, patches: int,
                steps: tuple[int, int], seed: int, minutes: dict[str, float], results: list[SetResult],
-               models_dir: Path, bench: tuple[int, int, dict[str, float]], load: tuple[float, float]) -> None:
+               models_dir: Path, bench: tuple[int, int, dict[str, float]], load: tuple[float, float],
+               detector_kept: bool = False) -> None:
     """``load`` is the machine's 1-minute load average when training started and when it ended: the
-    wall times and the bench below are only comparable between runs on an equally quiet machine."""
+    wall times and the bench below are only comparable between runs on an equally quiet machine.
+    ``detector_kept``: this run trained the reader alone (``--reader-only``) beside an earlier detector."""
     sizes = {f.name: f.stat().st_size / 1e6 for f in sorted(models_dir.glob("*.onnx"))}
     frames = ", ".join(f"{w}x{h}" for w, h in FRAME_SIZES)
+    detector_time = "not trained (kept)" if detector_kept else f"{minutes['detector']:.1f} min"
     text = f"""# Models: tile detector and pip reader
 
 Written by `{command}` on {started:%Y-%m-%d %H:%M} UTC ({machine}). Both models are trained
 only on scenes from the renderer (`vision/synth`); the real photos are never seen in training.
+""" + ("""
+This run trained the pip reader alone (`--reader-only`). `tile_detector.onnx` was kept from an
+earlier run of the full command, and the detector's lines in the recipe below describe that run.
+""" if detector_kept else "") + """
 
 | file | size |
 |---|---|
@@ -77,8 +86,10 @@ only on scenes from the renderer (`vision/synth`); the real photos are never see
 
 - **Input** `halves`: float32 (2N, 2, {HALF_PATCH}, {HALF_PATCH}). Each tile is rectified from the full-resolution
   frame into a {HALF_PATCH}x{2 * HALF_PATCH} upright patch (halves[0] on top; large tiles are first shrunk by area
-  averaging), split into two squares, the lower turned 180 degrees so the divider is always at the
-  bottom. Channels: darkness relative to the tile's face colour (70th percentile per channel), and
+  averaging). The tile's box fills its middle {HALF_PATCH - 2 * MARGIN_X}x{2 * HALF_PATCH - 2 * MARGIN_Y}, with a margin
+  of the frame round it, so a box drawn short still shows the pips it cut off. The patch is split
+  into two squares, the lower turned 180 degrees so the divider is always at the bottom.
+  Channels: darkness relative to the tile's face colour (70th percentile per channel, over the box), and
   colour distance from it, both divided by the face's brightness (`vision/pips.py`). Neither
   channel carries which colour a pip is.
 - **Output** `logits`: float32 (2N, {NUM_VALUES}): pip values 0..{NUM_VALUES - 1}; softmax gives the probabilities. The
@@ -97,7 +108,8 @@ only on scenes from the renderer (`vision/synth`); the real photos are never see
   relative to the run-time scale, any rotation, mirror; the loss ignores tiles held in a hand or under
   60% visible, and tiles the crop cuts to under 70%.
 - Reader: per fully visible face-up tile, a context patch with a margin; at each step its corners are
-  jittered (shift, turn, scale, each corner on its own: an imperfect detector and an oblique camera),
+  jittered (shift, turn, scale, each corner on its own: an imperfect detector and an oblique camera;
+  {BAD_OUTLINE:.0%} of them about three times as far along the tile, as boxes on oblique views are drawn),
   mirrored, turned end for end.
 - Both: colour channels permuted, white balance, brightness, gamma, uneven light, blur, noise, JPEG
   (`vision/train/augment.py`).
@@ -108,7 +120,7 @@ only on scenes from the renderer (`vision/synth`); the real photos are never see
 ## Training time
 
 Wall time on this run (load average {load[0]:.1f} when training started, {load[1]:.1f} when it ended):
-render or load the cached scenes {minutes['render']:.1f} min, detector {minutes['detector']:.1f} min,
+render or load the cached scenes {minutes['render']:.1f} min, detector {detector_time},
 reader {minutes['reader']:.1f} min,
 **total {minutes['total']:.1f} min**. Re-running reuses the render cache in `var/train-cache/`.
 
