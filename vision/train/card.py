@@ -61,7 +61,6 @@ only on scenes from the renderer (`vision/synth`); the real photos are never see
 This run trained the pip reader alone (`--reader-only`). `tile_detector.onnx` was kept from an
 earlier run of the full command, and the detector's lines in the recipe below describe that run.
 """ if detector_kept else "") + """
-
 | file | size |
 |---|---|
 """ + "".join(f"| `{name}` | {mb:.2f} MB |\n" for name, mb in sizes.items()) + f"""
