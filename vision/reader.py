@@ -100,7 +100,11 @@ class OnnxTileReader:
         if view.straight:
             return self.detector.detect(image)
         stretched, affine = view.warp(image)
-        return [Candidate(to_frame(c.corners, affine), c.score, c.face) for c in self.detector.detect(stretched)]
+        found = self.detector.detect(stretched)
+        if not found:
+            return []
+        corners = to_frame(np.stack([c.corners for c in found]), affine)  # one inverse for all of them
+        return [Candidate(q, c.score, c.face) for q, c in zip(corners, found, strict=True)]
 
     @staticmethod
     def _tile(c: Candidate, probs: np.ndarray | None) -> DetectedTile:

@@ -29,12 +29,13 @@ def jitter_quad(rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
     """
     q = CONTEXT_QUAD.astype(np.float64)
     c = q.mean(axis=0)
-    bad = rng.random() < BAD_OUTLINE
-    ang = np.radians(rng.normal(0, (6.0 if bad else 3.0) * strength))
+    # spreads of the turn (degrees), and of the scale and shift along the tile (shares of it, of a half)
+    turn, scale_along, shift_along = (6.0, 0.14, 0.14) if rng.random() < BAD_OUTLINE else (3.0, 0.05, 0.07)
+    ang = np.radians(rng.normal(0, turn * strength))
     rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
-    s = np.exp(rng.normal(0, [0.05 * strength, (0.14 if bad else 0.05) * strength]))
+    s = np.exp(rng.normal(0, [0.05 * strength, scale_along * strength]))
     q = (q - c) * s @ rot.T + c
-    q += rng.normal(0, [0.05 * HALF_PATCH, (0.14 if bad else 0.07) * HALF_PATCH], 2) * strength  # whole-tile shift
+    q += rng.normal(0, [0.05 * HALF_PATCH, shift_along * HALF_PATCH], 2) * strength  # whole-tile shift
     q += rng.normal(0, 0.05 * HALF_PATCH * strength, (4, 2))  # each corner on its own
     return q.astype(np.float32)
 
