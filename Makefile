@@ -24,8 +24,11 @@ chromium:
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# Two workers: the suite is single-threaded, and CI's machine has two cores.
+TEST_WORKERS ?= 2
+
 test: $(STAMP) chromium lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

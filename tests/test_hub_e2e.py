@@ -16,6 +16,7 @@ from scorekeeper.tablelog import check, parse
 from vision.onnx_session import ModelMissingError
 
 
+@pytest.mark.slow
 def test_a_whole_game_with_the_truth_standing_in_for_the_models() -> None:
     """The hub's own logic, with the vision stage replaced by a test double reading the truth."""
     recording = LiveRecording(SyntheticSource(seed=0, width=640, height=480))
@@ -33,6 +34,7 @@ def test_a_whole_game_with_the_truth_standing_in_for_the_models() -> None:
 REAL_GAMES = [int(s) for s in os.environ.get("HUB_E2E_SEEDS", "130,138").split(",")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", REAL_GAMES)
 def test_whole_games_through_the_real_models(seed: int) -> None:
     """The real ONNX models, not the truth, over two whole short games (dev seeds 130 and 138): the table

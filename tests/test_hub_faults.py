@@ -59,6 +59,7 @@ class FaultyCamera(FrameSource):
         pass
 
 
+@pytest.mark.slow
 def test_camera_faults_mid_game_lose_no_game_data() -> None:
     inner = SyntheticSource(seed=0, width=640, height=480)
     recording = LiveRecording(inner)
@@ -101,6 +102,7 @@ def _stored(store: Path) -> list[dict]:
         s.close()
 
 
+@pytest.mark.slow
 def test_a_watch_killed_mid_game_resumes_the_same_game_with_nothing_lost(tmp_path: Path) -> None:
     folder = tmp_path / "game"
     _write_game(folder, 330)

@@ -261,6 +261,7 @@ def games(draw: st.DrawFn, sets: tuple[int, ...]) -> tuple[dict[str, Any], int, 
 PROPERTY_SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 
 
+@pytest.mark.slow
 @settings(PROPERTY_SETTINGS, max_examples=2000)
 @given(games(sets=(6,)))
 def test_thousands_of_compact_games(case: tuple[dict[str, Any], int, int]) -> None:

@@ -89,6 +89,7 @@ def laid(model: dict) -> int:
     return 0 if game is None else sum(len(t["tiles"]) for t in game["trains"])
 
 
+@pytest.mark.slow
 def test_the_demo_films_plays_takes_a_phones_answer_and_stops_on_sigterm(demo: Demo) -> None:
     demo.wait_for_line(r"new game \(seed 4\): classic, ", 30)
     # the page asks (who goes first, or which tile that was): a phone answers before the host does
@@ -119,6 +120,7 @@ def test_the_demo_films_plays_takes_a_phones_answer_and_stops_on_sigterm(demo: D
     assert not [line for line in demo.lines if "Traceback" in line], "\n".join(demo.lines)
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_demo_cleanly(tmp_path: Path) -> None:
     running = Demo(tmp_path, "--speed", "4")
     try:
