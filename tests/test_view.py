@@ -11,11 +11,22 @@ from hypothesis import strategies as st
 
 from vision.eval_run import synthetic_truth
 from vision.evaluate import Tally, score_synthetic
-from vision.geometry import shoelace
+from vision.geometry import points_in_quads, shoelace
 from vision.reader import OnnxTileReader
 from vision.synth import render_scene
 from vision.synthetic_sets import EVAL_SEED0, oblique_scene_options
-from vision.view import MARGIN, SEARCHED_VIEWS, STRAIGHT, View, ViewEvidence, choose_view, to_frame
+from vision.types import DetectedTile, HalfReading
+from vision.view import (
+    ELSEWHERE_SURE,
+    MARGIN,
+    SEARCHED_VIEWS,
+    STRAIGHT,
+    View,
+    ViewEvidence,
+    choose_view,
+    to_frame,
+    with_tiles_seen_elsewhere,
+)
 
 
 @settings(max_examples=40, deadline=None)
@@ -81,13 +92,41 @@ def test_a_photo_from_the_side_is_read_better_in_a_stretched_view() -> None:
 
 
 def test_a_photo_from_above_is_read_as_it_is() -> None:
-    """The hub's everyday frame: every stretched view reads less surely, so the search changes nothing."""
+    """The hub's everyday frame: every stretched view reads less surely, so the frame as it is is kept, tile
+    for tile; a tile only a stretched view found surely is added after them, and lies on a real tile."""
     straight, searching = OnnxTileReader(max_value=18), OnnxTileReader(max_value=18, view_search=True)
+    added = 0
     for seed in range(EVAL_SEED0 + 90_000, EVAL_SEED0 + 90_004):  # the first of test_vision's overhead scenes
-        image = render_scene(seed, 1280, 960, tile_px=(60.0, 160.0)).image
-        seen = searching.read(image)
+        scene = render_scene(seed, 1280, 960, tile_px=(60.0, 160.0))
+        seen, as_is = searching.read(scene.image), straight.read(scene.image)
         assert searching.view == STRAIGHT, seed
-        assert seen == straight.read(image)
+        assert seen[: len(as_is)] == as_is
+        real = np.array([t.corners for t in scene.tiles], np.float32)
+        for tile in seen[len(as_is):]:
+            assert tile.confidence >= ELSEWHERE_SURE and points_in_quads(np.array([tile.center]), real).any(), seed
+            added += 1
+    assert added <= 2  # from above, the frame as it is finds nearly everything itself
+
+
+def test_a_tile_only_another_view_found_surely_is_added_once() -> None:
+    def tile(x: float, y: float, confidence: float, length: float = 40.0) -> DetectedTile:
+        corners = ((x - 10, y - length / 2), (x + 10, y - length / 2), (x + 10, y + length / 2),
+                   (x - 10, y + length / 2))
+        half = HalfReading((x, y), ())
+        return DetectedTile(corners, (half, half), confidence, "down")  # type: ignore[arg-type]
+
+    kept = [tile(100, 100, 0.9)]
+    others = [
+        tile(100, 104, 0.95),  # the kept tile again, drawn a little lower
+        tile(100, 170, 0.6),  # elsewhere, but not sure enough
+        tile(200, 100, 0.8),  # elsewhere and sure: added
+        tile(202, 101, 0.75),  # the same tile from a third view: not twice
+        tile(100, 130, 0.9, length=120.0),  # a long box whose middle holds the kept tile's centre
+    ]
+    merged = with_tiles_seen_elsewhere(kept, others)
+    assert merged == [kept[0], others[2]]
+    assert with_tiles_seen_elsewhere(kept, others, sure=0.5) == [kept[0], others[2], others[1]]
+    assert with_tiles_seen_elsewhere([], others[1:2]) == []  # below the bar even with nothing kept
 
 
 def test_detect_searches_the_views_of_a_photo_unless_told_straight(tmp_path, capsys) -> None:

@@ -14,7 +14,7 @@ from vision.geometry import NUM_VALUES, half_centers
 from vision.onnx_session import MODELS_DIR
 from vision.pips import OnnxPipReader
 from vision.types import DetectedTile, HalfReading, Point
-from vision.view import SEARCHED_VIEWS, STRAIGHT, View, ViewEvidence, choose_view, to_frame
+from vision.view import SEARCHED_VIEWS, STRAIGHT, View, ViewEvidence, choose_view, to_frame, with_tiles_seen_elsewhere
 
 
 @dataclass
@@ -37,7 +37,8 @@ class OnnxTileReader:
     cover 0..max_value and are renormalised over that range. ``sticky``: the frames come from one
     camera that keeps still, so the detector's input size found for one frame is kept for the next.
     ``view_search``: each frame is a photo from an unknown angle, so the detector looks at it in each of
-    ``SEARCHED_VIEWS`` and the best view's tiles are kept (``view`` then names it; see vision/view.py).
+    ``SEARCHED_VIEWS`` and the best view's tiles are kept (``view`` then names it; see vision/view.py), with
+    the tiles that only other views found surely.
     Without it the frame is looked at as it is, once, as the hub's camera above the table needs.
     """
 
@@ -69,7 +70,8 @@ class OnnxTileReader:
             return self._read_in(image, STRAIGHT, points, within)[0]
         tried = {v: self._read_in(image, v, points, within) for v in SEARCHED_VIEWS}
         self.view = choose_view([(v, evidence) for v, (_, evidence) in tried.items()])
-        return tried[self.view][0]
+        others = [t for v, (tiles, _) in tried.items() if v != self.view for t in tiles]
+        return with_tiles_seen_elsewhere(tried[self.view][0], others)
 
     def _read_in(self, image: np.ndarray, view: View, points: np.ndarray,
                  within: float) -> tuple[list[DetectedTile], ViewEvidence]:

@@ -11,7 +11,10 @@ and the reader rectifies them from the untouched frame.
 How much a still photo is squashed is not known, so :func:`choose_view` tries a few views and
 keeps one only when the reader reads its tiles more surely and the detector finds no fewer tiles
 for sure (the rule and the views were chosen on rendered validation scenes, seeds 700000 on and
-730000 on, never on the evaluation seeds or the real photos).
+730000 on, never on the evaluation seeds or the real photos). A photo from the side is squashed
+more at its far end than at its near one, so no single view suits every tile in it:
+:func:`with_tiles_seen_elsewhere` adds the tiles that other views found surely where the kept
+view found nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import cv2
 import numpy as np
 
 from vision.detector import MAX_SIDE_LIMIT
+from vision.geometry import points_in_quads
+from vision.types import DetectedTile
 
 
 @dataclass(frozen=True)
@@ -100,3 +105,30 @@ def choose_view(evidence: Sequence[tuple[View, ViewEvidence]]) -> View:
     if best.read_certainty - straight.read_certainty >= MARGIN and best.sure_tiles >= straight.sure_tiles:
         return best_view
     return STRAIGHT
+
+
+ELSEWHERE_SURE = 0.7  # a tile only another view found is added when the detector scored it at least this
+
+
+def with_tiles_seen_elsewhere(kept: Sequence[DetectedTile], others: Sequence[DetectedTile],
+                              sure: float = ELSEWHERE_SURE) -> list[DetectedTile]:
+    """``kept`` (the chosen view's tiles), then each of ``others`` scored at least ``sure``, surest first, that
+    lies on none of the tiles taken so far: its centre on no tile, and no tile's centre in its middle.
+
+    Validation (seeds 730000-730059 and 730200-730239 seen from the side, 700000-700059 of the held-out
+    kind): tile recall +0.002 to +0.017, precision -0.002 to -0.003, per-half +0.001 to +0.010. A lower
+    ``sure`` finds more and raises false tiles faster (0.6: recall +0.035, precision -0.020 from the side).
+    """
+    taken = list(kept)
+    quads = [np.asarray(t.corners, np.float32) for t in taken]
+    for tile in sorted((t for t in others if t.confidence >= sure), key=lambda t: -t.confidence):
+        quad = np.asarray(tile.corners, np.float32)
+        if quads:
+            stack = np.stack(quads)
+            centres = stack.mean(axis=1)
+            middle = quad.mean(axis=0) + (quad - quad.mean(axis=0)) * 0.6
+            if points_in_quads(quad.mean(axis=0)[None], stack).any() or points_in_quads(centres, middle[None]).any():
+                continue
+        taken.append(tile)
+        quads.append(quad)
+    return taken

@@ -54,7 +54,8 @@ def _vision(args: argparse.Namespace) -> int:
     header = (f"Models in `{args.models or MODELS_DIR}`, onnxruntime on {args.threads} threads, "
               f"{platform.machine()} ({platform.processor() or 'cpu'}), {date.today().isoformat()}; "
               + ("each frame looked at only as it is." if args.straight else
-                 "each frame looked at from the views in `vision/view.py`, the surest kept."))
+                 "each frame looked at from the views in `vision/view.py`, the surest kept with the tiles only "
+                 "other views found surely."))
     path = write_report(args.out, results, header)
     print(metrics_table(results))
     print(f"\nreport: {path}\nfailure gallery: {gallery}")

@@ -129,8 +129,9 @@ Retrain with exactly: `.venv/bin/pip install -e '.[train]' && .venv/bin/{command
 
 Measured right after training by the code behind `domino-hub eval vision`
 (`vision/evaluate.py` documents the matching rules). Each frame is looked at as it is and in
-stretched views that undo an oblique camera's foreshortening, and the surest is kept
-(`vision/view.py`); the hub's camera, above the table, looks at each frame only as it is.
+stretched views that undo an oblique camera's foreshortening; the surest is kept, with the tiles
+that only other views found surely (`vision/view.py`); the hub's camera, above the table, looks at
+each frame only as it is.
 
 {metrics_table(results)}
 
