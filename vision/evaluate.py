@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.geometry import NUM_VALUES, half_centers, points_in_quads, quad_params
+from vision.geometry import NUM_VALUES, half_centers, points_in_quads, quad_core, quad_params
 from vision.realdev import LabelledPhoto
 from vision.types import DetectedTile
 
@@ -89,12 +89,6 @@ class Tally:
         }
 
 
-def _core(corners: np.ndarray, share: float = 0.6) -> np.ndarray:
-    """The middle ``share`` of each quad (N,4,2), shrunk about its centre."""
-    c = corners.mean(axis=1, keepdims=True)
-    return c + (corners - c) * share
-
-
 def _pair_halves(truth_corners: np.ndarray, det: DetectedTile) -> tuple[int, int]:
     """Which detected half sits on true half 0 and 1 (the nearer of the two ways)."""
     t = half_centers(truth_corners[None])[0]
@@ -115,8 +109,8 @@ def score_synthetic(truth: list[TruthTile], dets: list[DetectedTile], tally: Tal
     d_corners = np.array([d.corners for d in dets], np.float32).reshape(-1, 4, 2)
     both = bool(len(dets) and len(truth))
     t_centres, d_centres = t_corners.mean(axis=1), d_corners.mean(axis=1)
-    t_in_d = points_in_quads(t_centres, _core(d_corners)) if both else None
-    d_in_t = points_in_quads(d_centres, _core(t_corners)) if both else None
+    t_in_d = points_in_quads(t_centres, quad_core(d_corners)) if both else None
+    d_in_t = points_in_quads(d_centres, quad_core(t_corners)) if both else None
     d_on_t = points_in_quads(d_centres, t_corners) if both else None
     gaps = np.linalg.norm(t_centres[:, None] - d_centres[None], axis=2)  # (truth, det) centre distances
     match: dict[int, int] = {}  # det -> truth

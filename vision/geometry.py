@@ -64,6 +64,13 @@ def quad_grid(corners: np.ndarray, along: np.ndarray, across: np.ndarray) -> np.
     return top + (bottom - top) * v
 
 
+def quad_core(corners: np.ndarray, share: float = 0.6) -> np.ndarray:
+    """The middle ``share`` of each quad (N,4,2), shrunk about its centre: a point there is on that tile and
+    not on a neighbour touching it."""
+    c = corners.mean(axis=1, keepdims=True)
+    return c + (corners - c) * share
+
+
 def points_in_quads(points: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """Boolean (P, N): is point p inside convex quad n (either winding)."""
     p = points[:, None, None, :]  # P,1,1,2

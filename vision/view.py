@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from vision.detector import MAX_SIDE_LIMIT
-from vision.geometry import points_in_quads
+from vision.geometry import points_in_quads, quad_core
 from vision.types import DetectedTile
 
 
@@ -122,13 +122,12 @@ def with_tiles_seen_elsewhere(kept: Sequence[DetectedTile], others: Sequence[Det
     taken = list(kept)
     quads = [np.asarray(t.corners, np.float32) for t in taken]
     for tile in sorted((t for t in others if t.confidence >= sure), key=lambda t: -t.confidence):
-        quad = np.asarray(tile.corners, np.float32)
+        quad = np.asarray(tile.corners, np.float32)[None]
         if quads:
             stack = np.stack(quads)
-            centres = stack.mean(axis=1)
-            middle = quad.mean(axis=0) + (quad - quad.mean(axis=0)) * 0.6
-            if points_in_quads(quad.mean(axis=0)[None], stack).any() or points_in_quads(centres, middle[None]).any():
+            on_taken = points_in_quads(quad.mean(axis=1), stack).any()
+            if on_taken or points_in_quads(stack.mean(axis=1), quad_core(quad)).any():
                 continue
         taken.append(tile)
-        quads.append(quad)
+        quads.append(quad[0])
     return taken
