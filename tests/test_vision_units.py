@@ -250,6 +250,41 @@ def test_a_ghost_over_the_joint_of_two_tiles_is_dropped_but_a_neighbour_is_kept(
     assert len(found) == 2
 
 
+def _ideal_maps(corners: np.ndarray, size: int) -> np.ndarray:
+    """What a perfect detector outputs for face-up tiles with these corners in a size x size input: the
+    training targets, with the heat as logits."""
+    from vision.train.detector_data import make_targets
+
+    none = np.zeros(len(corners), bool)
+    heat, reg, _, _ = make_targets(corners.astype(np.float32), none, none, size)
+    p = np.clip(heat, 1e-4, 1 - 1e-4)
+    return np.concatenate([np.log(p / (1 - p)), reg])
+
+
+def test_a_mirrored_look_maps_back_onto_the_first_one() -> None:
+    """A look and its mirror image, both perfect, average to the look itself: the tiles' centres sit off the
+    cells' grid and their axes lean both ways, so an offset or an axis left unmirrored would show."""
+    from vision.detector import average_with_mirrored, decode, mirror_axis, mirror_input
+
+    size = 256
+    axis = mirror_axis(size)
+    corners = rect_corners(np.array([[41.3, 57.9], [130.6, 122.2], [201.7, 60.4]]), np.array([0.4, -1.1, 2.5]),
+                           np.array([48.0, 60.0, 40.0]), np.array([24.0, 30.0, 20.0]))
+    mirrored = corners.copy()
+    mirrored[..., 0] = axis - mirrored[..., 0]
+    look = _ideal_maps(corners, size)
+    both = average_with_mirrored(look, _ideal_maps(mirrored, size), axis)
+    np.testing.assert_allclose(both, look, atol=1e-5)
+    found = decode(both, 1.0, 0.35)
+    assert len(found) == 3
+    alone = decode(look, 1.0, 0.35)
+    np.testing.assert_allclose(np.stack([c.corners for c in found]), np.stack([c.corners for c in alone]), atol=1e-3)
+    # the input: column c of the frame lands on column axis - c, and the columns past the axis are left out
+    x = np.arange(size, dtype=np.float32)[None, None, None, :].repeat(3, axis=1)
+    assert mirror_input(x, axis)[0, 0, 0, : axis + 1].tolist() == list(range(axis, -1, -1))
+    assert (mirror_input(x, axis)[..., axis + 1 :] == 0).all()
+
+
 def test_the_report_gives_recall_by_size_smallest_tiles_first(tmp_path) -> None:
     synthetic = Tally(truth_tiles=5, found=4, by_size={3: [1, 1], 0: [4, 3]})
     photos = Tally(truth_tiles=2, found=1)

@@ -24,7 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--straight", action="store_true",
                    help="look at each photo only as it is, as the hub's camera above the table does, "
-                        "instead of also from the angles it may have been taken at")
+                        "instead of also from the angles it may have been taken at, and mirrored")
     p.set_defaults(func=run)
 
 
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         reader = OnnxTileReader(models_dir=args.models or MODELS_DIR, threads=args.threads, max_value=args.set,
-                                view_search=not args.straight)
+                                view_search=not args.straight, mirrored=not args.straight)
     except ModelMissingError as e:
         print(f"domino-hub detect: {e}", file=sys.stderr)
         return 2

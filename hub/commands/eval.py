@@ -18,7 +18,8 @@ def _vision_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--skip-real", action="store_true", help="score the synthetic set only")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--straight", action="store_true",
-                   help="look at each frame only as it is (the hub's way), not also from the angles it may be taken at")
+                   help="look at each frame only as it is (the hub's way), not also from the angles it may be taken at "
+                        "and mirrored")
 
 
 def _vision(args: argparse.Namespace) -> int:
@@ -33,7 +34,7 @@ def _vision(args: argparse.Namespace) -> int:
 
     try:
         reader = OnnxTileReader(models_dir=args.models or MODELS_DIR, threads=args.threads, max_value=18,
-                                view_search=not args.straight)
+                                view_search=not args.straight, mirrored=not args.straight)
     except ModelMissingError as e:
         print(f"domino-hub eval vision: {e}", file=sys.stderr)
         return 2
@@ -54,8 +55,8 @@ def _vision(args: argparse.Namespace) -> int:
     header = (f"Models in `{args.models or MODELS_DIR}`, onnxruntime on {args.threads} threads, "
               f"{platform.machine()} ({platform.processor() or 'cpu'}), {date.today().isoformat()}; "
               + ("each frame looked at only as it is." if args.straight else
-                 "each frame looked at from the views in `vision/view.py`, the surest kept with the tiles only "
-                 "other views found surely."))
+                 "each frame looked at from the views in `vision/view.py`, each also mirrored, the surest kept with "
+                 "the tiles only other views found surely."))
     path = write_report(args.out, results, header)
     print(metrics_table(results))
     print(f"\nreport: {path}\nfailure gallery: {gallery}")

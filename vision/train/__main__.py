@@ -85,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from vision.reader import OnnxTileReader
 
-    reader = OnnxTileReader(models_dir=args.out, threads=args.threads, max_value=18, view_search=True)
+    reader = OnnxTileReader(models_dir=args.out, threads=args.threads, max_value=18, view_search=True,
+                            mirrored=True)
     results = [eval_synthetic(reader, None, log=log), eval_oblique(reader, None, log=log)]
     try:
         results.append(eval_real_dev(reader, None))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from vision.detector import COVERED, MAX_SIDE_LIMIT, SCALE_LOW, SCALE_TARGET
+from vision.detector import COVERED, MAX_SIDE_LIMIT, MIRRORED_THRESHOLD, SCALE_LOW, SCALE_TARGET, THRESHOLD
 from vision.eval_run import SetResult, confusion_markdown, metrics_table
 from vision.geometry import DET_MAX_SIDE, DET_STRIDE, HALF_PATCH, NUM_VALUES
 from vision.pips import MARGIN_X, MARGIN_Y
@@ -75,9 +75,11 @@ earlier run of the full command, and the detector's lines in the recipe below de
 - **Output** `maps`: float32 (1, 8, H/{DET_STRIDE}, W/{DET_STRIDE}). Channels 0-1: face-up and face-down
   tile-centre heatmap logits; 2-3: the centre's offset within the cell (cells); 4-5: the long axis as
   (cos 2a, sin 2a); 6-7: log length and log width in input pixels. Decoding (`decode`) keeps 3x3
-  local maxima above 0.35, drops a peak whose centre falls in the middle 60% of a stronger tile, and
+  local maxima above {THRESHOLD}, drops a peak whose centre falls in the middle 60% of a stronger tile, and
   drops one lying {COVERED:.0%} or more on stronger tiles (a ghost over the joint of two tiles laid end
   to end, which would read as a double).
+  For a still photo the frame is also run mirrored left to right; the two looks' maps are averaged
+  cell by cell, and the bar is then {MIRRORED_THRESHOLD} (`mirrored`).
 - **Architecture**: CenterNet-style; a stride-32 encoder of plain and depthwise-separable convolutions
   (dilated at the bottom) and a light stride-4 decoder with lateral connections (`vision/train/nets.py`).
 
@@ -129,9 +131,9 @@ Retrain with exactly: `.venv/bin/pip install -e '.[train]' && .venv/bin/{command
 
 Measured right after training by the code behind `domino-hub eval vision`
 (`vision/evaluate.py` documents the matching rules). Each frame is looked at as it is and in
-stretched views that undo an oblique camera's foreshortening; the surest is kept, with the tiles
-that only other views found surely (`vision/view.py`); the hub's camera, above the table, looks at
-each frame only as it is.
+stretched views that undo an oblique camera's foreshortening, each view also mirrored; the surest is
+kept, with the tiles that only other views found surely (`vision/view.py`, `vision/detector.py`); the
+hub's camera, above the table, looks at each frame only as it is, once.
 
 {metrics_table(results)}
 
