@@ -34,7 +34,7 @@ SCALE_LOW = 48.0  # median tile length (input px) under which the frame is looke
 SCALE_TARGET = 64.0  # the median tile length that larger look aims for
 MAX_SIDE_LIMIT = 1152  # never larger than this (time grows with the square)
 THRESHOLD = 0.35  # a peak scoring above this is a tile
-MIRRORED_THRESHOLD = 0.30  # the same for the average of a look and its mirror image
+MIRRORED_THRESHOLD = 0.30  # the same for the average of a look and its mirror image (chosen on validation seeds)
 SURE = 0.5  # only confident detections measure the tiles' size
 COVERED = 0.7  # a detection lying this much on stronger ones is dropped: real tiles never lie on each other
 
