@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.geometry import DET_MAX_SIDE, DET_MULTIPLE, DET_STRIDE, points_in_quads, quad_grid, rect_corners
+from vision.geometry import DET_MAX_SIDE, DET_MULTIPLE, DET_STRIDE, points_in_quads, quad_core, quad_grid, rect_corners
 from vision.onnx_session import MODELS_DIR, open_session
 
 DETECTOR_FILE = "tile_detector.onnx"
@@ -48,8 +48,9 @@ class Candidate:
     face: str
 
 
-def detector_input(image: np.ndarray, max_side: int = DET_MAX_SIDE) -> tuple[np.ndarray, float]:
-    """BGR frame -> (1,3,H,W) float32 network input padded to DET_MULTIPLE, and the scale applied."""
+def detector_input(image: np.ndarray, max_side: int = DET_MAX_SIDE) -> tuple[np.ndarray, float, int]:
+    """BGR frame -> (1,3,H,W) float32 network input padded to DET_MULTIPLE, the scale applied, and how many of
+    its columns hold the frame (the rest is padding)."""
     h, w = image.shape[:2]
     scale = max_side / max(h, w)
     nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
@@ -58,7 +59,7 @@ def detector_input(image: np.ndarray, max_side: int = DET_MAX_SIDE) -> tuple[np.
     ph, pw = -(-nh // DET_MULTIPLE) * DET_MULTIPLE, -(-nw // DET_MULTIPLE) * DET_MULTIPLE
     x = np.zeros((1, 3, ph, pw), np.float32)
     x[0, :, :nh, :nw] = (small.transpose(2, 0, 1).astype(np.float32) * (1 / 255.0) - MEAN) / STD
-    return x, scale
+    return x, scale, nw
 
 
 def mirror_axis(width: int) -> int:
@@ -108,7 +109,7 @@ def decode(out: np.ndarray, scale: float, threshold: float, max_tiles: int = 300
     width = np.exp(np.clip(out[7, ys, xs], -2.0, 8.0))
     corners = rect_corners((center + 0.5) / scale - 0.5, angle, length / scale, width / scale)
     # drop peaks whose centre sits in the middle of a stronger tile (duplicates), never neighbours
-    core = rect_corners(corners.mean(axis=1), angle, 0.6 * length / scale, 0.6 * width / scale)
+    core = quad_core(corners)
     inside = points_in_quads(corners.mean(axis=1), core)  # (P, N): centre p inside core n
     inner = _inner_points(corners)
     keep: list[int] = []
@@ -148,10 +149,10 @@ class OnnxTileDetector:
         return found
 
     def _run(self, image: np.ndarray, side: int) -> tuple[list[Candidate], float]:
-        x, scale = detector_input(image, side)
+        x, scale, width = detector_input(image, side)
         out = self._maps(x)
         if self.mirrored:
-            axis = mirror_axis(max(1, round(image.shape[1] * scale)))
+            axis = mirror_axis(width)
             out = average_with_mirrored(out, self._maps(mirror_input(x, axis)), axis)
         return decode(out, scale, self.threshold), scale
 
