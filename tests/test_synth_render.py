@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 import cv2
 import numpy as np
 import pytest
 
 from vision.synth import Scene, TileTruth, render_scene
-from vision.synth.palette import PIP_FAMILIES
+from vision.synth.palette import PIP_FAMILIES, sample_style
+from vision.synth.pips import TEN_LAYOUTS
+from vision.synth.sprites import make_sprites
 
 S = 120  # a rectified half is S x S px
 
@@ -82,6 +85,18 @@ def test_double_fifteen_and_eighteen_layouts_count_true() -> None:
             assert count_pips(scene.image, t.corners) == t.values, f"seed {seed}, double-{n}: tile {t.values}"
             checked += int(max(t.values) > 12)
     assert checked >= 3
+
+
+@pytest.mark.parametrize("ten", TEN_LAYOUTS)
+def test_a_ten_counts_true_whichever_way_the_set_prints_it(ten: str) -> None:
+    sprites = make_sprites(replace(sample_style(np.random.default_rng(5), family="dark"), ten=ten), 240)
+    for a, b in ((10, 8), (11, 10)):
+        tile = np.ascontiguousarray(sprites.tile(a, b)[..., :3])
+        assert count_pips(tile, sprites.corners().astype(np.float32)) == (a, b), f"{ten}: tile {(a, b)}"
+
+
+def test_sets_print_their_tens_both_ways() -> None:
+    assert {sample_style(np.random.default_rng(seed)).ten for seed in range(40)} == set(TEN_LAYOUTS)
 
 
 def _shoelace(c: np.ndarray) -> float:

@@ -70,6 +70,14 @@ def test_the_surest_of_several_views_is_the_one_kept() -> None:
     assert choose_view([(STRAIGHT, _evidence(5, 0.7))]) == STRAIGHT
 
 
+def test_a_surer_view_that_found_fewer_tiles_does_not_hide_one_that_qualifies() -> None:
+    almost_empty, fair, weak = SEARCHED_VIEWS[8], SEARCHED_VIEWS[7], SEARCHED_VIEWS[2]
+    evidence = [(STRAIGHT, _evidence(3, 0.46)), (almost_empty, _evidence(0, 0.56)), (fair, _evidence(3, 0.54)),
+                (weak, _evidence(5, 0.465))]
+    assert choose_view(evidence) == fair
+    assert choose_view([evidence[0], evidence[1], evidence[3]]) == STRAIGHT  # none qualifies
+
+
 # oblique validation scenes (seeds 730000 on, the kind the view rule was chosen on; never evaluation seeds),
 # at 1280x960 so that the test stays quick
 OBLIQUE_SEEDS = range(730_100, 730_106)

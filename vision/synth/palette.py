@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .pips import MAX_VALUE
+from .pips import MAX_VALUE, TEN_INNER, TEN_RING
 
 BGR = tuple[int, int, int]
 
@@ -92,6 +92,7 @@ class TileStyle:
     back: str  # face-down look: "plain" | "line" | "dot"
     grain: float  # 0..1: faint mottling of the body (bone, ivory, resin)
     pip_scale: float  # pip size relative to the usual
+    ten: str  # how its 10 places the middle line's two pips (vision.synth.pips.TEN_LAYOUTS)
 
 
 PIP_FAMILIES = ("printed", "random", "dark", "pale", "coloured-body")
@@ -122,8 +123,9 @@ def sample_style(rng: np.random.Generator, max_value: int = 12, family: str | No
         dark = _bgr(_DIVIDERS[int(rng.integers(len(_DIVIDERS)))])
         divider = dark if rng.random() < 0.85 else pips[int(rng.integers(1, 13))]
     spinner = _bgr(_BRASS[int(rng.integers(len(_BRASS)))]) if rng.random() < 0.4 else None
+    key = int(rng.integers(1 << 62))
     return TileStyle(
-        key=f"style-{int(rng.integers(1 << 62))}",
+        key=f"style-{key}",
         scheme=scheme,
         max_value=max_value,
         body=body,
@@ -139,6 +141,8 @@ def sample_style(rng: np.random.Generator, max_value: int = 12, family: str | No
         back=str(rng.choice(["plain", "plain", "line", "dot"])),
         grain=float(rng.uniform(0.0, 1.0)),
         pip_scale=float(rng.uniform(0.9, 1.1)),
+        # one set in four prints its 10 the other way; taken from the key, so every other draw stays as it was
+        ten=TEN_INNER if key % 4 == 0 else TEN_RING,
     )
 
 

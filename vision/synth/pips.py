@@ -4,6 +4,11 @@ Coordinates are (along, across) in [-1, 1] on the square half: ``along`` runs al
 tile's long axis (+1 towards the tile's end), ``across`` along its short axis. 0-9 use a
 3x3 grid, 10-12 three lines of four along the tile, 13-15 three lines of five and 16-18
 three lines of six (double-15 and double-18 sets).
+
+Sets differ in where a 10 puts the two pips of its middle line. Most double-12 sets print a ring,
+the middle line's two ends (``TEN_RING``), which looks like a stretched 8; some put them on its
+two inner places (``TEN_INNER``). A reader that learnt only one of them reads the other as an 8
+or a 6.
 """
 
 from __future__ import annotations
@@ -13,6 +18,9 @@ from functools import cache
 import numpy as np
 
 MAX_VALUE = 18
+
+TEN_RING, TEN_INNER = "ring", "inner"
+TEN_LAYOUTS = (TEN_RING, TEN_INNER)
 
 _G3 = (-1.0, 0.0, 1.0)
 _G4 = (-1.0, -1 / 3, 1 / 3, 1.0)
@@ -26,7 +34,7 @@ def _line(n: int) -> tuple[float, ...]:
     return tuple(np.linspace(-1.0, 1.0, n)) if n > 1 else (0.0,)
 
 
-def _layout(value: int) -> list[tuple[float, float]]:
+def _layout(value: int, ten: str) -> list[tuple[float, float]]:
     if value == 0:
         return []
     if value == 1:
@@ -55,19 +63,22 @@ def _layout(value: int) -> list[tuple[float, float]]:
     middle: tuple[float, ...]
     if middle_n == per_line:
         middle = outer
-    elif middle_n == per_line - 2 and per_line == 4:
-        middle = (-1 / 3, 1 / 3)  # 10: the middle line's two inner places
+    elif middle_n == per_line - 2 and per_line == 4:  # 10
+        middle = (-1 / 3, 1 / 3) if ten == TEN_INNER else (-1.0, 1.0)
     else:
         middle = _line(middle_n)
     return [(a, -1.0) for a in outer] + [(a, 0.0) for a in middle] + [(a, 1.0) for a in outer]
 
 
 @cache
-def layout(value: int) -> np.ndarray:
-    """Pip centres of ``value`` as an (n, 2) float32 array of (along, across) in [-1, 1]."""
+def layout(value: int, ten: str = TEN_RING) -> np.ndarray:
+    """Pip centres of ``value`` as an (n, 2) float32 array of (along, across) in [-1, 1]; ``ten`` is one of
+    TEN_LAYOUTS, the set's way of printing a 10."""
     if not 0 <= value <= MAX_VALUE:
         raise ValueError(f"no pip layout for {value}: values run 0..{MAX_VALUE}")
-    pts = np.asarray(_layout(value), np.float32).reshape(-1, 2)
+    if ten not in TEN_LAYOUTS:
+        raise ValueError(f"a 10 is printed as one of {', '.join(TEN_LAYOUTS)}, not {ten!r}")
+    pts = np.asarray(_layout(value, ten), np.float32).reshape(-1, 2)
     assert len(pts) == value
     pts.setflags(write=False)
     return pts

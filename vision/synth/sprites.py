@@ -108,7 +108,7 @@ class SpriteSet:
         rim = shade(colour, 0.62)
         mid = shade(colour, 0.93)
         spec = shade(colour, 1.0, 255, 0.25 + 0.35 * self.style.gloss)
-        for a, c in layout(value):
+        for a, c in layout(value, self.style.ten):
             p = (cx + sign * a * ea * w, y_mid + sign * c * ec * w)
             circle(img, p, r, (*rim, 255))
             circle(img, p, r * 0.8, (*mid, 255))

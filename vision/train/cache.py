@@ -22,7 +22,7 @@ from vision.pips import rectify
 from vision.synthetic_sets import VISIBLE_REQUIRED, scene_options
 
 FRAME_SIDE = 768  # cached frames' longest side: a little room to zoom in past the detector's 640
-CACHE_VERSION = 5  # 5: a big tile's context margin holds the frame round it, not its crop's edge smeared
+CACHE_VERSION = 6  # 6: most sets print a 10 as a ring (vision.synth.pips)
 # context canvas: the tile fills [MX, MX+HP] x [MY, MY+2HP] of a CW x CH patch
 MX, MY = 12, 16
 CW, CH = HALF_PATCH + 2 * MX, 2 * HALF_PATCH + 2 * MY
