@@ -106,11 +106,12 @@ def choose_view(evidence: Sequence[tuple[View, ViewEvidence]]) -> View:
     view whenever the surest view of all fails).
     """
     straight = next((e for v, e in evidence if v.straight), None)
-    if straight is None:
-        return max(evidence, key=lambda item: item[1].read_certainty)[0]
-    better = [(v, e) for v, e in evidence
-              if e.read_certainty - straight.read_certainty >= MARGIN and e.sure_tiles >= straight.sure_tiles]
-    return max(better, key=lambda item: item[1].read_certainty)[0] if better else STRAIGHT
+    if straight is not None:
+        evidence = [(v, e) for v, e in evidence
+                    if e.read_certainty - straight.read_certainty >= MARGIN and e.sure_tiles >= straight.sure_tiles]
+        if not evidence:
+            return STRAIGHT
+    return max(evidence, key=lambda item: item[1].read_certainty)[0]
 
 
 ELSEWHERE_SURE = 0.7  # a tile only another view found is added when the detector scored it at least this

@@ -71,7 +71,7 @@ def _layout(value: int, ten: str) -> list[tuple[float, float]]:
 
 
 @cache
-def layout(value: int, ten: str = TEN_RING) -> np.ndarray:
+def layout(value: int, ten: str) -> np.ndarray:
     """Pip centres of ``value`` as an (n, 2) float32 array of (along, across) in [-1, 1]; ``ten`` is one of
     TEN_LAYOUTS, the set's way of printing a 10."""
     if not 0 <= value <= MAX_VALUE:
