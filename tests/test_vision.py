@@ -13,6 +13,7 @@ from hub.cli import main
 from vision.eval_run import synthetic_truth
 from vision.evaluate import Tally, score_synthetic
 from vision.geometry import half_centers, shoelace
+from vision.onnx_session import open_session
 from vision.reader import OnnxTileReader
 from vision.synth import render_scene
 from vision.synthetic_sets import EVAL_SEED0
@@ -194,6 +195,20 @@ def test_one_training_step_runs_and_exports(tmp_path: Path) -> None:
     assert (out / "pip_reader.onnx").read_bytes() != pips  # trained again, two steps this time
     with pytest.raises(SystemExit):  # nothing to keep
         train_main([*again, "--out", str(tmp_path / "empty")])
+
+    start = tmp_path / "start.onnx"
+    start.write_bytes(detector)
+    pips = (out / "pip_reader.onnx").read_bytes()
+    tune = ["--scenes", "2", "--cache", str(tmp_path / "cache"), "--out", str(out), "--threads", "1", "--skip-eval",
+            "--detector-only", "--detector-from", str(start)]
+    assert train_main([*tune, "--det-steps", "0"]) == 0
+    assert (out / "pip_reader.onnx").read_bytes() == pips  # kept as it was
+    x = np.random.default_rng(0).normal(size=(1, 3, 64, 96)).astype(np.float32)
+    maps = [open_session(path, 1).run(None, {"image": x})[0] for path in (start, out / "tile_detector.onnx")]
+    np.testing.assert_allclose(maps[1], maps[0], atol=1e-4)  # loaded back from its export, the same detector
+    assert train_main([*tune, "--det-steps", "1"]) == 0
+    tuned = open_session(out / "tile_detector.onnx", 1).run(None, {"image": x})[0]
+    assert not np.allclose(tuned, maps[0], atol=1e-4)  # and one step moves it
 
 
 def test_eval_vision_scores_the_oblique_set_beside_the_held_out_one(tmp_path: Path,

@@ -36,19 +36,29 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__)
     p.add_argument("--scenes", type=int, default=2000, help="training scenes (seeds 0..N-1)")
     p.add_argument("--det-steps", type=int, default=24000)
+    p.add_argument("--detector-from", type=Path, metavar="ONNX",
+                   help="fine-tune this exported detector (its batch norms frozen) instead of training one afresh")
+    p.add_argument("--det-lr", type=float, help="the detector's peak learning rate (3e-3 afresh, 3e-4 fine-tuning)")
     p.add_argument("--reader-steps", type=int, default=5000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache", type=Path, default=ROOT / "var" / "train-cache")
     p.add_argument("--out", type=Path, default=MODELS_DIR)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--skip-eval", action="store_true", help="do not measure or write the model card")
-    p.add_argument("--reader-only", action="store_true",
-                   help="train the pip reader alone, keeping the tile detector already in --out")
+    alone = p.add_mutually_exclusive_group()
+    alone.add_argument("--reader-only", action="store_true",
+                       help="train the pip reader alone, keeping the tile detector already in --out")
+    alone.add_argument("--detector-only", action="store_true",
+                       help="train the tile detector alone, keeping the pip reader already in --out")
     args = p.parse_args(argv)
     if args.scenes > TRAIN_SEED_LIMIT:
         p.error(f"--scenes must stay below {TRAIN_SEED_LIMIT}: higher seeds are held out for evaluation")
-    if args.reader_only and not (args.out / "tile_detector.onnx").is_file():
-        p.error(f"--reader-only keeps the detector in --out, and {args.out / 'tile_detector.onnx'} does not exist")
+    if args.detector_from is not None and not args.detector_from.is_file():
+        p.error(f"--detector-from: {args.detector_from} does not exist")
+    for alone_on, flag, kept in ((args.reader_only, "--reader-only", "tile_detector.onnx"),
+                                 (args.detector_only, "--detector-only", "pip_reader.onnx")):
+        if alone_on and not (args.out / kept).is_file():
+            p.error(f"{flag} keeps {kept} in --out, and {args.out / kept} does not exist")
     torch.set_num_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -69,12 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     t1 = time.perf_counter()
     workers = 1 if args.threads > 1 else 0  # a batch-making process beside torch pays off only with a core to spare
     if not args.reader_only:
-        det = train_detector(samples, args.det_steps, seed=args.seed, workers=workers, log=log)
+        lr = args.det_lr or (3e-3 if args.detector_from is None else 3e-4)
+        det = train_detector(samples, args.det_steps, lr=lr, seed=args.seed, workers=workers, log=log,
+                             start=args.detector_from)
         export_detector(det, args.out / "tile_detector.onnx")
     t_det = time.perf_counter() - t1
     t2 = time.perf_counter()
-    rd = train_reader(context, values, args.reader_steps, seed=args.seed, workers=workers, log=log)
-    export_reader(rd, args.out / "pip_reader.onnx")
+    if not args.detector_only:
+        rd = train_reader(context, values, args.reader_steps, seed=args.seed, workers=workers, log=log)
+        export_reader(rd, args.out / "pip_reader.onnx")
     t_reader = time.perf_counter() - t2
     t_train = time.perf_counter() - t0
     load_at_end = os.getloadavg()[0]
@@ -114,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         bench=(bench_tiles, args.threads, bench_ms),
         load=(load_at_start, load_at_end),
         detector_kept=args.reader_only,
+        reader_kept=args.detector_only,
+        detector_from=args.detector_from,
     )
     log(f"wrote {args.out / 'README.md'}")
     return 0

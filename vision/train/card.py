@@ -46,13 +46,16 @@ def targets_markdown(results: list[SetResult]) -> str:
 def write_card(path: Path, *, command: str, started: datetime, machine: str, scenes: int, tiles: int, patches: int,
                steps: tuple[int, int], seed: int, minutes: dict[str, float], results: list[SetResult],
                models_dir: Path, bench: tuple[int, int, dict[str, float]], load: tuple[float, float],
-               detector_kept: bool = False) -> None:
+               detector_kept: bool = False, reader_kept: bool = False, detector_from: Path | None = None) -> None:
     """``load`` is the machine's 1-minute load average when training started and when it ended: the
     wall times and the bench below are only comparable between runs on an equally quiet machine.
-    ``detector_kept``: this run trained the reader alone (``--reader-only``) beside an earlier detector."""
+    ``detector_kept``: this run trained the reader alone (``--reader-only``) beside an earlier detector;
+    ``reader_kept`` the other way round (``--detector-only``). ``detector_from``: the exported detector
+    that this run fine-tuned (``--detector-from``)."""
     sizes = {f.name: f.stat().st_size / 1e6 for f in sorted(models_dir.glob("*.onnx"))}
     frames = ", ".join(f"{w}x{h}" for w, h in FRAME_SIZES)
     detector_time = "not trained (kept)" if detector_kept else f"{minutes['detector']:.1f} min"
+    reader_time = "not trained (kept)" if reader_kept else f"{minutes['reader']:.1f} min"
     text = f"""# Models: tile detector and pip reader
 
 Written by `{command}` on {started:%Y-%m-%d %H:%M} UTC ({machine}). Both models are trained
@@ -60,7 +63,14 @@ only on scenes from the renderer (`vision/synth`); the real photos are never see
 """ + ("""
 This run trained the pip reader alone (`--reader-only`). `tile_detector.onnx` was kept from an
 earlier run of the full command, and the detector's lines in the recipe below describe that run.
-""" if detector_kept else "") + """
+""" if detector_kept else "") + ("""
+This run trained the tile detector alone (`--detector-only`). `pip_reader.onnx` was kept from an
+earlier run, and the reader's lines in the recipe below describe that run.
+""" if reader_kept else "") + (f"""
+The tile detector was fine-tuned from `{detector_from}` (`--detector-from`): its weights were loaded back
+from that ONNX file, each batch norm folded into its convolution as exported and kept frozen, and
+trained the {steps[0]} detector steps below from there.
+""" if detector_from is not None else "") + """
 | file | size |
 |---|---|
 """ + "".join(f"| `{name}` | {mb:.2f} MB |\n" for name, mb in sizes.items()) + f"""
@@ -122,7 +132,7 @@ earlier run of the full command, and the detector's lines in the recipe below de
 
 Wall time on this run (load average {load[0]:.1f} when training started, {load[1]:.1f} when it ended):
 render or load the cached scenes {minutes['render']:.1f} min, detector {detector_time},
-reader {minutes['reader']:.1f} min,
+reader {reader_time},
 **total {minutes['total']:.1f} min**. Re-running reuses the render cache in `var/train-cache/`.
 
 Retrain with exactly: `.venv/bin/pip install -e '.[train]' && .venv/bin/{command}`

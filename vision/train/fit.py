@@ -104,19 +104,70 @@ def _schedule(opt: torch.optim.Optimizer, step: int, steps: int, lr: float, warm
         g["lr"] = lr * max(f, 0.02)
 
 
-def train_detector(samples: list[SceneSample], steps: int, batch: int = 12, size: int = 256, lr: float = 3e-3,
-                   seed: int = 0, workers: int = 1, log: Log = print) -> TileDetector:
-    torch.manual_seed(seed)
-    net = TileDetector().to(memory_format=torch.channels_last)  # ~30% faster convolutions on CPU
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+def load_detector(path: Path) -> TileDetector:
+    """A TileDetector holding the weights of an exported one (``export_detector``), for fine-tuning.
+
+    The export folds each batch norm into the convolution before it, so the norms come back as plain shifts
+    (scale 1, the folded bias, zero mean, unit variance): they must stay frozen while it trains, or batch
+    statistics would replace the ones folded in. The convolutions are matched in the order they run.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    net = TileDetector()
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    modules = dict(net.named_modules())
+    order: list[str] = []
+    hooks = [m.register_forward_hook(lambda *_, name=name: order.append(name))
+             for name, m in modules.items() if isinstance(m, torch.nn.Conv2d)]
+    with torch.no_grad():
+        net.eval()(torch.zeros(1, 3, 64, 64))
+    for h in hooks:
+        h.remove()
+    convs = [node for node in graph.node if node.op_type == "Conv"]
+    if len(convs) != len(order):
+        raise ValueError(f"{path} holds {len(convs)} convolutions, the TileDetector {len(order)}")
+    for node, name in zip(convs, order, strict=True):
+        conv, w, b = modules[name], weights[node.input[1]], weights[node.input[2]]
+        if tuple(conv.weight.shape) != w.shape:
+            raise ValueError(f"{path}: {name} has weights {w.shape}, the TileDetector {tuple(conv.weight.shape)}")
+        with torch.no_grad():
+            conv.weight.copy_(torch.tensor(w))
+            if conv.bias is not None:
+                conv.bias.copy_(torch.tensor(b))
+                continue
+            parent, index = name.rsplit(".", 1)
+            norm = modules[f"{parent}.{int(index) + 1}"]
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.tensor(b))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+    return net
+
+
+def _train_mode(net: torch.nn.Module, frozen_norms: bool) -> None:
     net.train()
+    if frozen_norms:
+        for m in net.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.eval()
+
+
+def train_detector(samples: list[SceneSample], steps: int, batch: int = 12, size: int = 256, lr: float = 3e-3,
+                   seed: int = 0, workers: int = 1, log: Log = print, start: Path | None = None) -> TileDetector:
+    """A detector trained ``steps`` steps: afresh, or fine-tuned from the exported detector at ``start``."""
+    torch.manual_seed(seed)
+    net = (TileDetector() if start is None else load_detector(start)).to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)  # channels_last: ~30% faster on CPU
+    _train_mode(net, frozen_norms=start is not None)
     t0 = time.perf_counter()
     avg = None
     with _flush_denormals():
         frames = decode_frames(samples)
         data = batches(lambda rng: detector_batch(frames, rng, batch, size), steps, seed, workers)
         for step, (x, heat, reg, regw, mask) in enumerate(data):
-            _schedule(opt, step, steps, lr)
+            _schedule(opt, step, steps, lr, warmup=200 if start is None else 100)  # a fine-tune warms up sooner
             out = net(x.contiguous(memory_format=torch.channels_last))
             loss, hm, rl = detector_loss(out, heat, reg, regw, mask)
             opt.zero_grad()
