@@ -173,6 +173,27 @@ def test_bench_vision_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(out["ms"]) == {"detect", "read", "total"} and out["ms"]["total"] > 0
 
 
+def test_bench_vision_times_another_model_interleaved(capsys: pytest.CaptureFixture[str]) -> None:
+    # our own pip reader stands in for a peer's detector: its open batch dimension is filled with 1
+    assert main(["bench", "vision", "--json", "--runs", "2", "--against", "models/pip_reader.onnx"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    against = out["against"]
+    assert against["model"] == "pip_reader.onnx" and against["ms"] > 0
+    assert against["ratio"] == pytest.approx(out["ms"]["total"] / against["ms"], rel=1e-2)
+
+
+@pytest.mark.parametrize("content", [None, b"not a model"])
+def test_bench_vision_against_a_missing_or_broken_model_says_so(
+    tmp_path: Path, content: bytes | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "peer.onnx"
+    if content is not None:
+        path.write_bytes(content)
+    assert main(["bench", "vision", "--runs", "1", "--against", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "peer.onnx" in err and "Traceback" not in err
+
+
 def test_one_training_step_runs_and_exports(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="torch is the [train] extra; CI installs only [test]")
     pytest.importorskip("onnx", reason="ONNX export needs the [train] extra")

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.detector import Candidate, side_for
+from vision.detector import Candidate, OnnxTileDetector, side_for, whole_fraction
 from vision.eval_run import SetResult, write_report
 from vision.evaluate import Tally, TruthTile, score_photo, score_synthetic, size_group, size_group_name
 from vision.geometry import half_centers, points_in_quads, quad_params, rect_corners, shoelace
@@ -76,6 +76,23 @@ def test_features_ignore_which_colour_a_pip_is() -> None:
     a = half_features(_draw_tile(np.zeros((64, 32, 3), np.uint8), (40, 40, 150), 1)[None])
     b = half_features(_draw_tile(np.zeros((64, 32, 3), np.uint8), (150, 40, 40), 1)[None])
     assert np.abs(a - b).max() < 0.35
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12), st.integers(0, 255), st.integers(1, 256), st.integers(0, 2**32 - 1))
+def test_the_face_colour_is_numpys_70th_percentile(n: int, low: int, spread: int, seed: int) -> None:
+    """The reader's input takes the face colour by a partition; it must equal what np.percentile gives."""
+    rng = np.random.default_rng(seed)
+    patches = rng.integers(low, min(256, low + spread), (n, 64, 32, 3), dtype=np.uint8)
+    f = patches.astype(np.float32)
+    inner = f[:, MARGIN_Y : 64 - MARGIN_Y, MARGIN_X : 32 - MARGIN_X].reshape(n, -1, 3)
+    face = np.percentile(inner, 70, axis=1)
+    face_lum = np.maximum(face.mean(axis=1), 16.0)[:, None, None]
+    dark = np.clip((face_lum - f.mean(axis=-1)) / face_lum, -1, 1.5) * 2
+    colour = np.clip(np.linalg.norm(f - face[:, None, None, :], axis=-1) / face_lum, 0, 1.5) * 2
+    x = half_features(patches)
+    np.testing.assert_allclose(x[0::2, 0], dark[:, :32], atol=1e-5)
+    np.testing.assert_allclose(x[1::2, 1], colour[:, 32:][:, ::-1, ::-1], atol=1e-5)
 
 
 def test_rectify_puts_halves0_on_top() -> None:
@@ -207,6 +224,37 @@ def test_the_size_is_judged_only_on_enough_sure_tiles() -> None:
     assert side_for(_found(20.0, n=2), 1.0, 640) == 640
     assert side_for(_found(20.0, score=0.4), 1.0, 640) == 640
     assert side_for(_found(20.0), 0.5, 640) == 1152  # frame pixels are scaled to input pixels
+
+
+def test_a_larger_look_moves_to_a_whole_fraction_of_the_frame_when_one_is_near() -> None:
+    assert whole_fraction(1152, 1520, 2028) == 1014  # the Pi camera's frame, halved: 12% under the size wanted
+    assert whole_fraction(896, 1232, 1640) == 820
+    assert whole_fraction(1152, 1520, 2031) == 1152  # 2031 is odd: no whole fraction of both sides
+    assert whole_fraction(1152, 1521, 2028) == 1152
+    assert whole_fraction(800, 1520, 2028) == 800  # 2028 / 3 = 676 lies 15.5% under 800: too far
+    assert whole_fraction(640, 1280, 1280) == 640  # the first look is never moved
+    assert whole_fraction(700, 960, 1280) == 700  # 1280 / 2 = 640 would be the first look again
+    assert whole_fraction(1152, 960, 1280) == 1152  # 1280 itself is over the limit
+    assert whole_fraction(1152, 864, 1152) == 1152  # never larger than the frame itself
+
+
+def test_the_hub_camera_frame_is_looked_at_halved_and_keeps_that_size(monkeypatch) -> None:
+    """A sticky detector asked for a larger look at a 2028x1520 frame takes 1014 px, and keeps it."""
+    import vision.detector as detector
+
+    looks: list[int] = []
+
+    def run(self, image: np.ndarray, side: int) -> tuple[list[Candidate], float]:
+        looks.append(side)
+        scale = side / max(image.shape[:2])
+        return _found(64.0 / scale if side > 640 else 35.0 / scale), scale  # 35 px long at 640, asks for ~1170
+
+    monkeypatch.setattr(detector.OnnxTileDetector, "_run", run)
+    det = OnnxTileDetector(sticky=True)
+    frame = np.zeros((1520, 2028, 3), np.uint8)
+    det.detect(frame)
+    det.detect(frame)
+    assert looks == [640, 1014, 1014] and det.side == 1014
 
 
 def test_the_model_card_says_which_targets_are_missed_and_by_how_much() -> None:

@@ -10,7 +10,11 @@ that (a whole table seen from high above) are found and outlined badly, so when 
 are small the frame is looked at again, larger, until they are about ``SCALE_TARGET`` px long
 (both limits chosen on rendered validation scenes, seeds 700000 on, never the evaluation seeds).
 A camera that does not move keeps the size it needed (``sticky``), so a video pays for the
-second look only when the scene's scale changes.
+second look only when the scene's scale changes. That larger look takes the frame's own size divided by a
+whole number when one lies near the size wanted (``whole_fraction``): the resize then averages whole blocks
+of pixels, twenty times faster than a resize by a fraction (the Pi camera's 2028x1520 frame is looked at
+1014x760 rather than 1152x864; tiles then come out about 56 px long instead of 64, which read as well on the
+validation scenes).
 
 A still photo can afford a second opinion: ``mirrored`` also looks at the frame mirrored left to right
 and averages the two maps. Chance peaks rarely come up in both looks, so a lower bar finds more tiles
@@ -33,6 +37,7 @@ MEAN, STD = 0.5, 0.25  # input pixel normalisation, shared with training
 SCALE_LOW = 48.0  # median tile length (input px) under which the frame is looked at larger
 SCALE_TARGET = 64.0  # the median tile length that larger look aims for
 MAX_SIDE_LIMIT = 1152  # never larger than this (time grows with the square)
+SNAP = 0.15  # a larger look may move this far (as a share) to a whole fraction of the frame's size
 THRESHOLD = 0.35  # a peak scoring above this is a tile
 MIRRORED_THRESHOLD = 0.30  # the same for the average of a look and its mirror image (chosen on validation seeds)
 SURE = 0.5  # only confident detections measure the tiles' size
@@ -48,6 +53,11 @@ class Candidate:
     face: str
 
 
+# pixel value -> network input, as ``(v * (1 / 255) - MEAN) / STD`` in float32: one table look-up per pixel
+# and channel writes the planar input directly, where the arithmetic on the frame took three times as long
+_TO_INPUT = (np.arange(256, dtype=np.float32) * np.float32(1 / 255.0) - np.float32(MEAN)) / np.float32(STD)
+
+
 def detector_input(image: np.ndarray, max_side: int = DET_MAX_SIDE) -> tuple[np.ndarray, float, int]:
     """BGR frame -> (1,3,H,W) float32 network input padded to DET_MULTIPLE, the scale applied, and how many of
     its columns hold the frame (the rest is padding)."""
@@ -58,7 +68,8 @@ def detector_input(image: np.ndarray, max_side: int = DET_MAX_SIDE) -> tuple[np.
     small = cv2.resize(image, (nw, nh), interpolation=interp)
     ph, pw = -(-nh // DET_MULTIPLE) * DET_MULTIPLE, -(-nw // DET_MULTIPLE) * DET_MULTIPLE
     x = np.zeros((1, 3, ph, pw), np.float32)
-    x[0, :, :nh, :nw] = (small.transpose(2, 0, 1).astype(np.float32) * (1 / 255.0) - MEAN) / STD
+    for c, plane in enumerate(cv2.split(small)):
+        x[0, c, :nh, :nw] = cv2.LUT(plane, _TO_INPUT)
     return x, scale, nw
 
 
@@ -109,16 +120,19 @@ def decode(out: np.ndarray, scale: float, threshold: float, max_tiles: int = 300
     width = np.exp(np.clip(out[7, ys, xs], -2.0, 8.0))
     corners = rect_corners((center + 0.5) / scale - 0.5, angle, length / scale, width / scale)
     # drop peaks whose centre sits in the middle of a stronger tile (duplicates), never neighbours
-    core = quad_core(corners)
-    inside = points_in_quads(corners.mean(axis=1), core)  # (P, N): centre p inside core n
+    # (both tests for every pair at once: one call per candidate cost more than the network's head)
+    n = len(score)
+    inside = points_in_quads(corners.mean(axis=1), quad_core(corners))  # (P, N): centre p inside core n
     inner = _inner_points(corners)
-    keep: list[int] = []
-    for i in range(len(score)):
-        if any(inside[i, k] for k in keep):
+    on = points_in_quads(inner.reshape(-1, 2), corners).reshape(n, inner.shape[1], n)  # inner point of p on n
+    kept = np.zeros(n, bool)
+    for i in range(n):
+        if inside[i, kept].any():
             continue
-        if keep and points_in_quads(inner[i], corners[keep]).any(axis=1).mean() >= COVERED:
+        if kept.any() and on[i][:, kept].any(axis=1).mean() >= COVERED:
             continue  # a ghost over the joint of two stronger tiles, which reads as a false double
-        keep.append(i)
+        kept[i] = True
+    keep = np.flatnonzero(kept)
     return [Candidate(corners[i], float(score[i]), "down" if face_down[i] else "up") for i in keep]
 
 
@@ -142,7 +156,7 @@ class OnnxTileDetector:
     def detect(self, image: np.ndarray) -> list[Candidate]:
         side = self.side if self.sticky else DET_MAX_SIDE
         found, scale = self._run(image, side)
-        better = side_for(found, scale, side)
+        better = whole_fraction(side_for(found, scale, side), image.shape[0], image.shape[1])
         if better != side:
             found, scale = self._run(image, better)
         self.side = better
@@ -177,3 +191,21 @@ def side_for(found: list[Candidate], scale: float, side: int) -> int:
         return side
     wanted = side * SCALE_TARGET / max(length, 1.0)
     return int(np.clip(round(wanted / DET_MULTIPLE) * DET_MULTIPLE, DET_MAX_SIDE, MAX_SIDE_LIMIT))
+
+
+def whole_fraction(side: int, height: int, width: int) -> int:
+    """``side``, or the frame's longest side divided by a whole number k when that lies within SNAP of it, both
+    of the frame's sides divide by k, and it stays a larger look (over DET_MAX_SIDE, at most MAX_SIDE_LIMIT).
+
+    Area averaging by a whole factor sums fixed blocks of pixels; by a fraction it weighs each pixel apart, which
+    took 9-12 ms for a 2028x1520 frame here against 0.4 ms for the same frame halved.
+    """
+    longest = max(height, width)
+    if side <= DET_MAX_SIDE or side >= longest:
+        return side
+    k = round(longest / side)
+    snapped = longest // k
+    if (height % k or width % k or not DET_MAX_SIDE < snapped <= MAX_SIDE_LIMIT
+            or abs(snapped - side) > SNAP * side):
+        return side
+    return snapped

@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     from hub.commands.bench_vision import bench_frame, measure
 
     image, bench_tiles = bench_frame()
-    bench_ms, _ = measure(OnnxTileReader(models_dir=args.out, threads=args.threads, sticky=True), image, 30)
+    bench_ms, _, _ = measure(OnnxTileReader(models_dir=args.out, threads=args.threads, sticky=True), image, 30)
     log(f"bench: {bench_ms}")
     command = "python -m vision.train " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     write_card(
