@@ -98,6 +98,18 @@ def _for_training(net: torch.nn.Module, steps: int) -> torch.nn.Module:
     return torch.compile(net) if steps >= COMPILE_FROM_STEPS else net
 
 
+def bf16_fast() -> bool:
+    """Whether this CPU multiplies in bfloat16 natively (AVX512-BF16 or AMX): there the detector's step ran 1.8
+    times faster under bf16 autocast (0.070 s against 0.128 for its convolutions); elsewhere bf16 is emulated."""
+    return bool(torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported())
+
+
+def _autocast(bf16: bool):
+    """Mixed precision for the forward pass: activations in bfloat16, weights and their updates in float32, and
+    the losses computed in float32 from the outputs."""
+    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16)
+
+
 def _schedule(opt: torch.optim.Optimizer, step: int, steps: int, lr: float, warmup: int = 200) -> None:
     f = min(1.0, (step + 1) / warmup) * 0.5 * (1 + np.cos(np.pi * min(step / steps, 1.0)))
     for g in opt.param_groups:
@@ -155,9 +167,10 @@ def _train_mode(net: torch.nn.Module, frozen_norms: bool) -> None:
 
 
 def train_detector(samples: list[SceneSample], steps: int, batch: int = 12, size: int = 256, lr: float | None = None,
-                   seed: int = 0, workers: int = 1, log: Log = print, start: Path | None = None) -> TileDetector:
+                   seed: int = 0, workers: int = 1, log: Log = print, start: Path | None = None,
+                   bf16: bool = False) -> TileDetector:
     """A detector trained ``steps`` steps: afresh, or fine-tuned from the exported detector at ``start``, which
-    takes a tenth of the peak learning rate (``lr`` None) and a shorter warm-up."""
+    takes a tenth of the peak learning rate (``lr`` None) and a shorter warm-up. ``bf16``: mixed precision."""
     torch.manual_seed(seed)
     fresh = start is None
     lr = lr if lr is not None else 3e-3 if fresh else 3e-4
@@ -173,8 +186,9 @@ def train_detector(samples: list[SceneSample], steps: int, batch: int = 12, size
         data = batches(lambda rng: detector_batch(frames, rng, batch, size), steps, seed, workers)
         for step, (x, heat, reg, regw, mask) in enumerate(data):
             _schedule(opt, step, steps, lr, warmup)
-            out = net(x.contiguous(memory_format=torch.channels_last))
-            loss, hm, rl = detector_loss(out, heat, reg, regw, mask)
+            with _autocast(bf16):
+                out = net(x.contiguous(memory_format=torch.channels_last))
+            loss, hm, rl = detector_loss(out.float(), heat, reg, regw, mask)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
@@ -188,7 +202,7 @@ def train_detector(samples: list[SceneSample], steps: int, batch: int = 12, size
 
 
 def train_reader(context: np.ndarray, values: np.ndarray, steps: int, batch: int = 128, lr: float = 3e-3,
-                 seed: int = 0, workers: int = 1, log: Log = print) -> PipReader:
+                 seed: int = 0, workers: int = 1, log: Log = print, bf16: bool = False) -> PipReader:
     torch.manual_seed(seed)
     net = PipReader()
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
@@ -200,7 +214,9 @@ def train_reader(context: np.ndarray, values: np.ndarray, steps: int, batch: int
         for step, (x, target) in enumerate(batches(lambda rng: reader_batch(context, values, rng, batch), steps, seed,
                                                     workers)):
             _schedule(opt, step, steps, lr)
-            logits = run(x)
+            with _autocast(bf16):
+                logits = run(x)
+            logits = logits.float()
             loss = F.cross_entropy(logits, target, label_smoothing=0.05)
             opt.zero_grad()
             loss.backward()
