@@ -257,6 +257,13 @@ def test_the_hub_camera_frame_is_looked_at_halved_and_keeps_that_size(monkeypatc
     assert looks == [640, 1014, 1014] and det.side == 1014
 
 
+def test_tiles_already_short_at_the_largest_look_are_not_made_shorter() -> None:
+    assert side_for(_found(35.0), 1.0, 640, (1520, 2028)) == 1014  # 35 px -> 55 px at 1014: in range
+    assert side_for(_found(22.0), 1.0, 640, (1520, 2028)) == 1152  # 22 px -> 35 px at 1014, 40 px at 1152
+    assert side_for(_found(35.0), 1.0, 640, (1521, 2028)) == 1152  # no whole fraction of both sides
+    assert side_for(_found(35.0), 1.0, 640) == 1152  # no frame given: the size wanted, on the 32-px grid
+
+
 def test_the_model_card_says_which_targets_are_missed_and_by_how_much() -> None:
     from vision.eval_run import SetResult
     from vision.train.card import targets_markdown

@@ -14,7 +14,7 @@ second look only when the scene's scale changes. That larger look takes the fram
 whole number when one lies near the size wanted (``whole_fraction``): the resize then averages whole blocks
 of pixels, twenty times faster than a resize by a fraction (the Pi camera's 2028x1520 frame is looked at
 1014x760 rather than 1152x864; tiles then come out about 56 px long instead of 64, which read as well on the
-validation scenes).
+validation scenes). Tiles already short at the size wanted are not made shorter so.
 
 A still photo can afford a second opinion: ``mirrored`` also looks at the frame mirrored left to right
 and averages the two maps. Chance peaks rarely come up in both looks, so a lower bar finds more tiles
@@ -156,7 +156,7 @@ class OnnxTileDetector:
     def detect(self, image: np.ndarray) -> list[Candidate]:
         side = self.side if self.sticky else DET_MAX_SIDE
         found, scale = self._run(image, side)
-        better = whole_fraction(side_for(found, scale, side), image.shape[0], image.shape[1])
+        better = side_for(found, scale, side, image.shape[:2])
         if better != side:
             found, scale = self._run(image, better)
         self.side = better
@@ -175,11 +175,13 @@ class OnnxTileDetector:
         return out[0]
 
 
-def side_for(found: list[Candidate], scale: float, side: int) -> int:
+def side_for(found: list[Candidate], scale: float, side: int, frame: tuple[int, int] | None = None) -> int:
     """The input size at which the tiles found at ``side`` would be about SCALE_TARGET px long.
 
     Never under DET_MAX_SIDE (large tiles are read well there) nor over MAX_SIDE_LIMIT; ``side``
-    itself while the tiles are in range, so that a steady camera keeps one size.
+    itself while the tiles are in range, so that a steady camera keeps one size. Given the ``frame``'s
+    (height, width), a whole fraction of it near that size is taken instead (``whole_fraction``) while the
+    tiles stay at least SCALE_LOW px long there.
     """
     sure = [c.corners for c in found if c.score >= SURE]
     if len(sure) < 3:
@@ -190,7 +192,11 @@ def side_for(found: list[Candidate], scale: float, side: int) -> int:
     if SCALE_LOW <= length <= SCALE_TARGET * 2 or (length > SCALE_TARGET * 2 and side == DET_MAX_SIDE):
         return side
     wanted = side * SCALE_TARGET / max(length, 1.0)
-    return int(np.clip(round(wanted / DET_MULTIPLE) * DET_MULTIPLE, DET_MAX_SIDE, MAX_SIDE_LIMIT))
+    chosen = int(np.clip(round(wanted / DET_MULTIPLE) * DET_MULTIPLE, DET_MAX_SIDE, MAX_SIDE_LIMIT))
+    if frame is None:
+        return chosen
+    snapped = whole_fraction(chosen, *frame)
+    return snapped if length * snapped / side >= SCALE_LOW else chosen
 
 
 def whole_fraction(side: int, height: int, width: int) -> int:

@@ -137,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         detector_kept=args.reader_only,
         reader_kept=args.detector_only,
         detector_from=args.detector_from,
+        bf16=bf16,
     )
     log(f"wrote {args.out / 'README.md'}")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from vision.detector import COVERED, MAX_SIDE_LIMIT, MIRRORED_THRESHOLD, SCALE_LOW, SCALE_TARGET, THRESHOLD
+from vision.detector import COVERED, MAX_SIDE_LIMIT, MIRRORED_THRESHOLD, SCALE_LOW, SCALE_TARGET, SNAP, THRESHOLD
 from vision.eval_run import SetResult, confusion_markdown, metrics_table
 from vision.geometry import DET_MAX_SIDE, DET_STRIDE, HALF_PATCH, NUM_VALUES
 from vision.pips import MARGIN_X, MARGIN_Y
@@ -46,16 +46,18 @@ def targets_markdown(results: list[SetResult]) -> str:
 def write_card(path: Path, *, command: str, started: datetime, machine: str, scenes: int, tiles: int, patches: int,
                steps: tuple[int, int], seed: int, minutes: dict[str, float], results: list[SetResult],
                models_dir: Path, bench: tuple[int, int, dict[str, float]], load: tuple[float, float],
-               detector_kept: bool = False, reader_kept: bool = False, detector_from: Path | None = None) -> None:
+               detector_kept: bool = False, reader_kept: bool = False, detector_from: Path | None = None,
+               bf16: bool = False) -> None:
     """``load`` is the machine's 1-minute load average when training started and when it ended: the
     wall times and the bench below are only comparable between runs on an equally quiet machine.
     ``detector_kept``: this run trained the reader alone (``--reader-only``) beside an earlier detector;
     ``reader_kept`` the other way round (``--detector-only``). ``detector_from``: the exported detector
-    that this run fine-tuned (``--detector-from``)."""
+    that this run fine-tuned (``--detector-from``). ``bf16``: the run trained in mixed precision."""
     sizes = {f.name: f.stat().st_size / 1e6 for f in sorted(models_dir.glob("*.onnx"))}
     frames = ", ".join(f"{w}x{h}" for w, h in FRAME_SIZES)
     detector_time = "not trained (kept)" if detector_kept else f"{minutes['detector']:.1f} min"
     reader_time = "not trained (kept)" if reader_kept else f"{minutes['reader']:.1f} min"
+    precision = "bf16 mixed precision (activations in bfloat16)" if bf16 else "float32"
     text = f"""# Models: tile detector and pip reader
 
 Written by `{command}` on {started:%Y-%m-%d %H:%M} UTC ({machine}). Both models are trained
@@ -80,8 +82,10 @@ trained the {steps[0]} detector steps below from there.
   px (area averaging), scaled as (pixel/255 - 0.5)/0.25 and zero-padded right and bottom to a
   multiple of 32 (see `vision/detector.py: detector_input`). When the sure tiles found are shorter
   than {SCALE_LOW:.0f} px there, the frame is looked at again with its longest side up to {MAX_SIDE_LIMIT} px,
-  so they come out about {SCALE_TARGET:.0f} px long; the hub's still camera keeps that size from frame to
-  frame (`side_for`, `sticky`).
+  so they come out about {SCALE_TARGET:.0f} px long, or at a whole fraction of the frame's own size within
+  {SNAP:.0%} of that while they stay at least {SCALE_LOW:.0f} px long (`whole_fraction`: a resize by a whole
+  factor takes a twentieth of the time); the hub's still camera keeps that size from frame to frame
+  (`side_for`, `sticky`).
 - **Output** `maps`: float32 (1, 8, H/{DET_STRIDE}, W/{DET_STRIDE}). Channels 0-1: face-up and face-down
   tile-centre heatmap logits; 2-3: the centre's offset within the cell (cells); 4-5: the long axis as
   (cos 2a, sin 2a); 6-7: log length and log width in input pixels. Decoding (`decode`) keeps 3x3
@@ -104,7 +108,8 @@ trained the {steps[0]} detector steps below from there.
   colour distance from it, both divided by the face's brightness (`vision/pips.py`). Neither
   channel carries which colour a pip is.
 - **Output** `logits`: float32 (2N, {NUM_VALUES}): pip values 0..{NUM_VALUES - 1}; softmax gives the probabilities. The
-  reader keeps 0..max_value of the set and renormalises.
+  reader keeps 0..max_value of the set and renormalises. For a still photo each half is also read mirrored
+  left to right and the two readings' logits are averaged (`mirrored`).
 
 ## Data recipe
 
@@ -125,8 +130,8 @@ trained the {steps[0]} detector steps below from there.
 - Both: colour channels permuted, white balance, brightness, gamma, uneven light, blur, noise, JPEG
   (`vision/train/augment.py`).
 - Optimiser: AdamW, cosine schedule, {steps[0]} detector steps (batch 12), {steps[1]} reader steps
-  (batch 128 tiles), torch seed {seed}. With more than one thread, one worker process makes the next
-  batches while torch trains on the last.
+  (batch 128 tiles), torch seed {seed}, {precision}. With more than one thread, one worker process makes
+  the next batches while torch trains on the last (the detector then on one torch thread).
 
 ## Training time
 
