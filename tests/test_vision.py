@@ -79,30 +79,6 @@ def test_a_far_off_table_is_looked_at_larger_and_the_camera_keeps_that_size(monk
         assert counts == looks_per_frame, sides
 
 
-def test_a_mirrored_reading_reads_a_photo_and_its_mirror_image_alike(scenes: list) -> None:
-    """Reading each half mirrored too and averaging the two makes the pip reader blind to which way round a
-    photo is: the same tiles read alike in the photo and in its mirror image."""
-    from vision.pips import OnnxPipReader
-
-    scene = scenes[0]
-    quads = np.array([t.corners for t in scene.tiles if t.face == "up" and t.visible > 0.99], np.float32)
-    lengths = np.linalg.norm(quads[:, 0] - quads[:, 3], axis=1)
-    quads = quads[lengths < 90][:12]  # short enough to be warped straight, with no area shrink before it
-    assert len(quads) >= 4
-    flipped = np.ascontiguousarray(scene.image[:, ::-1])
-    mirrored_quads = quads.copy()
-    mirrored_quads[..., 0] = scene.image.shape[1] - 1 - mirrored_quads[..., 0]
-    mirrored_quads = mirrored_quads[:, [1, 0, 3, 2]]  # the same end first, wound clockwise again
-    for mirrored in (True, False):
-        pips = OnnxPipReader(mirrored=mirrored)
-        a, b = pips.read(scene.image, quads), pips.read(flipped, mirrored_quads)
-        if mirrored:
-            np.testing.assert_allclose(a, b, atol=1e-3)
-            assert (a.argmax(-1) == b.argmax(-1)).all()
-        else:
-            assert np.abs(a - b).max() > 5e-3  # one look alone sees the two ways round differently
-
-
 def test_detections_follow_the_detected_tile_contract(reader: OnnxTileReader, scenes: list) -> None:
     tiles = [t for scene in scenes for t in reader.read(scene.image)]
     assert tiles

@@ -112,23 +112,14 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 
 class OnnxPipReader:
-    """Tile quads in, per-half probabilities over 0..NUM_VALUES-1 out (N, 2, NUM_VALUES).
+    """Tile quads in, per-half probabilities over 0..NUM_VALUES-1 out (N, 2, NUM_VALUES)."""
 
-    ``mirrored``: each half is also read mirrored left to right (its divider stays at the bottom, and no pip
-    pattern changes its value so), and the two readings' logits are averaged. A still photo can spare the
-    reader's time twice over; on rendered validation scenes it read 0.0003-0.0012 more of the halves found.
-    """
-
-    def __init__(self, models_dir: Path = MODELS_DIR, threads: int = 2, mirrored: bool = False) -> None:
+    def __init__(self, models_dir: Path = MODELS_DIR, threads: int = 2) -> None:
         self.session = open_session(Path(models_dir) / READER_FILE, threads)
-        self.mirrored = mirrored
 
     def read(self, image: np.ndarray, corners: np.ndarray) -> np.ndarray:
         if len(corners) == 0:
             return np.zeros((0, 2, NUM_VALUES), np.float32)
         x = half_features(rectify(image, corners))
         (logits,) = self.session.run(None, {"halves": x})
-        if self.mirrored:
-            (other,) = self.session.run(None, {"halves": np.ascontiguousarray(x[..., ::-1])})
-            logits = 0.5 * (logits + other)
         return softmax(logits).reshape(len(corners), 2, NUM_VALUES)

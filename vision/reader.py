@@ -40,8 +40,7 @@ class OnnxTileReader:
     ``SEARCHED_VIEWS`` and the best view's tiles are kept (``view`` then names it; see vision/view.py), with
     the tiles that only other views found surely.
     Without it the frame is looked at as it is, once, as the hub's camera above the table needs.
-    ``mirrored``: the detector also looks at each view mirrored, and the pip reader reads each half mirrored too,
-    for twice their time (see vision/detector.py and vision/pips.py).
+    ``mirrored``: the detector also looks at each view mirrored, for twice its time (see vision/detector.py).
     ``threshold``: the detector's bar; None keeps its own for the way it looks.
     """
 
@@ -59,7 +58,7 @@ class OnnxTileReader:
         if not 0 < self.max_value < NUM_VALUES:
             raise ValueError(f"max_value must be 1..{NUM_VALUES - 1}, got {self.max_value}")
         self.detector = OnnxTileDetector(self.models_dir, self.threads, self.threshold, self.sticky, self.mirrored)
-        self.pips = OnnxPipReader(self.models_dir, self.threads, self.mirrored)
+        self.pips = OnnxPipReader(self.models_dir, self.threads)
 
     def read(self, image: np.ndarray, backs_at: Sequence[Point] = (), within: float = 0.0) -> list[DetectedTile]:
         """``backs_at``: face-down tiles centred within ``within`` px of one of these points are read too, for

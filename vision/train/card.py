@@ -83,9 +83,9 @@ trained the {steps[0]} detector steps below from there.
   multiple of 32 (see `vision/detector.py: detector_input`). When the sure tiles found are shorter
   than {SCALE_LOW:.0f} px there, the frame is looked at again with its longest side up to {MAX_SIDE_LIMIT} px,
   so they come out about {SCALE_TARGET:.0f} px long, or at a whole fraction of the frame's own size within
-  {SNAP:.0%} of that while they stay at least {SCALE_LOW:.0f} px long (`whole_fraction`: a resize by a whole
-  factor takes a twentieth of the time); the hub's still camera keeps that size from frame to frame
-  (`side_for`, `sticky`).
+  {SNAP:.0%} of that while they stay at least {SCALE_LOW:.0f} px long, for a still camera only (`whole_fraction`:
+  a resize by a whole factor takes a twentieth of the time); the hub's still camera keeps that size from
+  frame to frame (`side_for`, `sticky`).
 - **Output** `maps`: float32 (1, 8, H/{DET_STRIDE}, W/{DET_STRIDE}). Channels 0-1: face-up and face-down
   tile-centre heatmap logits; 2-3: the centre's offset within the cell (cells); 4-5: the long axis as
   (cos 2a, sin 2a); 6-7: log length and log width in input pixels. Decoding (`decode`) keeps 3x3
@@ -108,8 +108,7 @@ trained the {steps[0]} detector steps below from there.
   colour distance from it, both divided by the face's brightness (`vision/pips.py`). Neither
   channel carries which colour a pip is.
 - **Output** `logits`: float32 (2N, {NUM_VALUES}): pip values 0..{NUM_VALUES - 1}; softmax gives the probabilities. The
-  reader keeps 0..max_value of the set and renormalises. For a still photo each half is also read mirrored
-  left to right and the two readings' logits are averaged (`mirrored`).
+  reader keeps 0..max_value of the set and renormalises.
 
 ## Data recipe
 
