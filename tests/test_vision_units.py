@@ -14,7 +14,7 @@ from vision.evaluate import Tally, TruthTile, score_photo, score_synthetic, size
 from vision.geometry import half_centers, points_in_quads, quad_params, rect_corners, shoelace
 from vision.pips import MARGIN_X, MARGIN_Y, half_features, rectify
 from vision.realdev import LabelledHalf, LabelledPhoto, _to_pixels, pair_halves
-from vision.train.augment import apply_tone, draw_tone, tone_per_pixel
+from vision.train.augment import apply_tone, draw_tone, motion_kernel, tone_per_pixel
 from vision.types import DetectedTile, HalfReading
 
 
@@ -220,6 +220,14 @@ def test_small_tiles_ask_for_a_larger_look_and_large_ones_for_the_usual_one() ->
     assert side_for(_found(60.0), 1.0, 1152) == 1152  # in range at the larger size: a still camera keeps it
 
 
+def test_a_still_camera_keeps_its_larger_look_while_tiles_measure_a_little_short_there() -> None:
+    frame = (1520, 2028)
+    assert side_for(_found(46.0), 1.0, 1014, frame) == 1014  # 4% under SCALE_LOW: the still camera stays
+    assert side_for(_found(46.0), 1.0, 1014) == 1152  # a photo looked at once has no such margin
+    assert side_for(_found(40.0), 1.0, 1014, frame) == 1152  # 17% under: a larger look after all
+    assert side_for(_found(46.0), 1.0, 640, frame) == 1014  # the first look has no margin: 46 px asks for more
+
+
 def test_the_size_is_judged_only_on_enough_sure_tiles() -> None:
     assert side_for(_found(20.0, n=2), 1.0, 640) == 640
     assert side_for(_found(20.0, score=0.4), 1.0, 640) == 640
@@ -360,3 +368,39 @@ def test_a_camera_tone_by_lookup_table_gives_the_same_bytes_as_per_pixel_arithme
     tone = replace(draw_tone(rng, strength), desaturate=None, ramp=None)
     assert tone.pointwise
     assert np.array_equal(apply_tone(img, tone), tone_per_pixel(img, tone))
+
+
+@settings(max_examples=60, deadline=None)
+@given(length=st.floats(2.0, 12.0), angle=st.floats(0.0, float(np.pi)))
+def test_a_motion_smear_spreads_a_point_along_its_direction_over_its_length(length: float, angle: float) -> None:
+    """The training camera's shake: a point becomes a streak about ``length`` long, pointing along ``angle``,
+    with its light kept."""
+    k = motion_kernel(length, angle)
+    assert abs(float(k.sum()) - 1.0) < 1e-5
+    ys, xs = np.nonzero(k > 1e-3)
+    w = k[ys, xs]
+    c = (np.array(k.shape) - 1) / 2
+    along = (xs - c[1]) * np.cos(angle) + (ys - c[0]) * np.sin(angle)
+    across = -(xs - c[1]) * np.sin(angle) + (ys - c[0]) * np.cos(angle)
+    assert float(np.sqrt((w * across**2).sum())) < 0.75  # a thin line
+    spread = along.max() - along.min() + 1
+    assert length - 2.0 <= spread <= length + 2.0  # as long as asked, within the pixels it rounds to
+
+
+def test_a_resampled_real_photo_carries_its_labels_with_it(tmp_path) -> None:
+    """Scoring a photo shrunk must ask for the same halves where they now lie, or the steadier figure lies."""
+    import cv2
+
+    image = np.zeros((300, 400, 3), np.uint8)
+    image[100:140, 200:220] = 255  # a bright half where its label says
+    path = tmp_path / "p.jpg"
+    cv2.imwrite(str(path), image)
+    photo = LabelledPhoto(path, (LabelledHalf((200.0, 100.0, 220.0, 140.0), 3),), ())
+    same, labels = photo.resampled(1.0)
+    assert same.shape == (300, 400, 3) and labels is photo
+    small, labels = photo.resampled(0.5)
+    assert small.shape == (150, 200, 3)
+    x0, y0, x1, y1 = (round(v) for v in labels.halves[0].box)
+    assert (x0, y0, x1, y1) == (100, 50, 110, 70)
+    assert small[y0 + 2 : y1 - 2, x0 + 2 : x1 - 2].min() > 200  # the label still sits on the bright half
+    assert labels.halves[0].value == 3

@@ -41,6 +41,10 @@ SCALE_LOW = 48.0  # median tile length (input px) under which the frame is looke
 SCALE_TARGET = 64.0  # the median tile length that larger look aims for
 MAX_SIDE_LIMIT = 1152  # never larger than this (time grows with the square)
 SNAP = 0.15  # a larger look may move this far (as a share) to a whole fraction of the frame's size
+# A still camera keeps its larger look while its tiles stay within this share under SCALE_LOW: the snapped look is
+# chosen from lengths measured at the first look, and measured again there they come out a pixel or two shorter,
+# which flipped the bench's frame from 1014 to 1152 px (10 ms a frame) for a detector drawing boxes 1% shorter.
+STILL_MARGIN = 0.1
 THRESHOLD = 0.35  # a peak scoring above this is a tile
 MIRRORED_THRESHOLD = 0.30  # the same for the average of a look and its mirror image (chosen on validation seeds)
 SURE = 0.5  # only confident detections measure the tiles' size
@@ -184,7 +188,7 @@ def side_for(found: list[Candidate], scale: float, side: int, frame: tuple[int, 
     Never under DET_MAX_SIDE (large tiles are read well there) nor over MAX_SIDE_LIMIT; ``side``
     itself while the tiles are in range, so that a steady camera keeps one size. Given the ``frame``'s
     (height, width), a whole fraction of it near that size is taken instead (``whole_fraction``) while the
-    tiles stay at least SCALE_LOW px long there.
+    tiles stay at least SCALE_LOW px long there, and kept while they measure at least STILL_MARGIN under it.
     """
     sure = [c.corners for c in found if c.score >= SURE]
     if len(sure) < 3:
@@ -192,7 +196,8 @@ def side_for(found: list[Candidate], scale: float, side: int, frame: tuple[int, 
     q = np.stack(sure)
     length = float(np.median(np.maximum(np.linalg.norm(q[:, 0] - q[:, 3], axis=1),
                                         np.linalg.norm(q[:, 1] - q[:, 2], axis=1)))) * scale
-    if SCALE_LOW <= length <= SCALE_TARGET * 2 or (length > SCALE_TARGET * 2 and side == DET_MAX_SIDE):
+    low = SCALE_LOW * (1 - STILL_MARGIN) if frame is not None and side > DET_MAX_SIDE else SCALE_LOW
+    if low <= length <= SCALE_TARGET * 2 or (length > SCALE_TARGET * 2 and side == DET_MAX_SIDE):
         return side
     wanted = side * SCALE_TARGET / max(length, 1.0)
     chosen = int(np.clip(round(wanted / DET_MULTIPLE) * DET_MULTIPLE, DET_MAX_SIDE, MAX_SIDE_LIMIT))

@@ -44,6 +44,18 @@ class LabelledPhoto:
             raise OSError(f"cannot read {self.path}")
         return image
 
+    def resampled(self, share: float) -> tuple[np.ndarray, LabelledPhoto]:
+        """The photo shrunk to ``share`` of its size (area averaging) and its labels carried along with it."""
+        image = self.load()
+        if share == 1.0:
+            return image, self
+        h, w = image.shape[:2]
+        small = cv2.resize(image, (max(1, round(w * share)), max(1, round(h * share))), interpolation=cv2.INTER_AREA)
+        sx, sy = small.shape[1] / w, small.shape[0] / h
+        halves = tuple(LabelledHalf((h_.box[0] * sx, h_.box[1] * sy, h_.box[2] * sx, h_.box[3] * sy), h_.value)
+                       for h_ in self.halves)
+        return small, LabelledPhoto(self.path, halves, self.tiles)
+
 
 def _to_pixels(box: list[float], width: int, height: int, stretched: bool) -> tuple[float, float, float, float]:
     x, y, w, h = box

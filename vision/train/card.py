@@ -17,6 +17,7 @@ from vision.synthetic_sets import (
     TRAIN_SEED_LIMIT,
     VISIBLE_REQUIRED,
 )
+from vision.train.augment import MOTION_PX, MOTION_SHARE
 from vision.train.detector_data import ZOOM
 from vision.train.reader_data import BAD_OUTLINE
 
@@ -126,7 +127,8 @@ trained the {steps[0]} detector steps below from there.
   jittered (shift, turn, scale, each corner on its own: an imperfect detector and an oblique camera;
   {BAD_OUTLINE:.0%} of them about three times as far along the tile, as boxes on oblique views are drawn),
   mirrored, turned end for end.
-- Both: colour channels permuted, white balance, brightness, gamma, uneven light, blur, noise, JPEG
+- Both: colour channels permuted, white balance, brightness, gamma, uneven light, blur, a camera shake
+  ({MOTION_SHARE:.0%} of the looks smeared {MOTION_PX[0]}-{MOTION_PX[1]:g} px in a random direction), noise, JPEG
   (`vision/train/augment.py`).
 - Optimiser: AdamW, cosine schedule, {steps[0]} detector steps (batch 12), {steps[1]} reader steps
   (batch 128 tiles), torch seed {seed}, {precision}. With more than one thread, one worker process makes
