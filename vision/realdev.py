@@ -49,11 +49,12 @@ class LabelledPhoto:
         image = self.load()
         if share == 1.0:
             return image, self
-        h, w = image.shape[:2]
-        small = cv2.resize(image, (max(1, round(w * share)), max(1, round(h * share))), interpolation=cv2.INTER_AREA)
-        sx, sy = small.shape[1] / w, small.shape[0] / h
-        halves = tuple(LabelledHalf((h_.box[0] * sx, h_.box[1] * sy, h_.box[2] * sx, h_.box[3] * sy), h_.value)
-                       for h_ in self.halves)
+        height, width = image.shape[:2]
+        small = cv2.resize(image, (max(1, round(width * share)), max(1, round(height * share))),
+                           interpolation=cv2.INTER_AREA)
+        sx, sy = small.shape[1] / width, small.shape[0] / height
+        halves = tuple(LabelledHalf((h.box[0] * sx, h.box[1] * sy, h.box[2] * sx, h.box[3] * sy), h.value)
+                       for h in self.halves)
         return small, LabelledPhoto(self.path, halves, self.tiles)
 
 

@@ -99,9 +99,9 @@ def motion_kernel(length: float, angle: float) -> np.ndarray:
     k = np.zeros((size, size), np.float32)
     c = (size - 1) / 2
     dx, dy = np.cos(angle) * (length - 1) / 2, np.sin(angle) * (length - 1) / 2
-    shift = 4  # sub-pixel end points: cv2.line takes coordinates in 1/16ths
-    p0 = (round((c - dx) * 16), round((c - dy) * 16))
-    p1 = (round((c + dx) * 16), round((c + dy) * 16))
+    shift = 4  # sub-pixel end points: cv2.line takes coordinates in 1/2**shift of a pixel
+    p0 = (round((c - dx) * (1 << shift)), round((c - dy) * (1 << shift)))
+    p1 = (round((c + dx) * (1 << shift)), round((c + dy) * (1 << shift)))
     cv2.line(k, p0, p1, 1.0, 1, cv2.LINE_AA, shift)
     return k / k.sum()
 
