@@ -501,12 +501,30 @@ def test_a_tile_seen_only_in_part_settles_once_seen_whole_and_the_train_runs_on_
     assert readings(tracker.board, "Ana") == [(12, 5), (5, 8), (8, 2), (2, 9), (9, 4)]
 
 
+def test_a_hand_standing_at_the_tables_edge_does_not_make_the_first_play_wait_as_too_long() -> None:
+    """Dev seed 130: the tops of a hand standing on edge at the frame's top were boxed shorter than a tile, as
+    blank tiles lying face up, and were most of the tiles settled when the first tile was laid: that tile, of
+    the usual size, waited 2 s as a box too long to be one tile. The tiles the game holds are the measure."""
+    settings = TrackerSettings()
+    tracker = Tracker(CAL, settings)
+    hand = [seen_in_part(tile((150.0 + 40 * k, 60.0), 90.0, (0, 0)), 0.7, np.array([150.0 + 40 * k, 0.0]))
+            for k in range(5)]
+    run(tracker, [[engine(), *hand]] * 8)
+    assert len(tracker.board.loose) == 5
+    (laid,) = lay_train(1, [(12, 5)])
+    changes = run(tracker, [[engine(), *hand, laid]] * 10, t0=1.0)
+    assert [sorted(c.tile.reading) for c in changes] == [[5, 12]]
+    assert changes[0].tile.settled_at < 1.0 + settings.part_s
+
+
 def test_a_tile_only_ever_seen_in_part_still_counts_after_a_while() -> None:
     """A tile half out of view, or under a cup, is seen in part for good: it still settles, later."""
     settings = TrackerSettings()
     tracker = Tracker(CAL, settings)
     tiles = lay_train(1, [(12, 5), (5, 8), (8, 2), (2, 9)])
     run(tracker, [[engine(), *tiles[:3]]] * 8)
+    for t in tracker.board.trains["Ana"]:
+        tracker.claim(t.id, "Ana", t.reading)
     part = seen_in_part(tiles[3], 0.6, np.asarray(CAL.centre) + CAL.direction(1) * 400)
     frames = int(settings.part_s * FPS) + 2
     changes = run(tracker, [[engine(), *tiles[:3], part]] * frames, t0=1.0)

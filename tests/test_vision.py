@@ -252,3 +252,37 @@ def test_eval_vision_scores_the_oblique_set_beside_the_held_out_one(tmp_path: Pa
     assert f"## synthetic oblique\n\nseeds {OBLIQUE_EVAL_SEED0}.." in report
     assert {p.name for p in out.glob("confusion-*.csv")} == {"confusion-synthetic-held-out.csv",
                                                              "confusion-synthetic-oblique.csv"}
+
+
+def test_the_resampled_real_dev_figure_pools_the_full_size_look_with_the_smaller_ones(tmp_path: Path) -> None:
+    """``--real-dev-resampled`` reuses the look ``eval_real_dev`` just took and adds one per smaller size: each
+    labelled tile counts once per size, and the full-size result it starts from is left as it was."""
+    from vision.eval_run import eval_real_dev, eval_real_dev_resampled
+
+    root = tmp_path / "real"
+    (root / "photos").mkdir(parents=True)
+    scene = render_scene(EVAL_SEED0)
+    cv2.imwrite(str(root / "photos" / "a.jpg"), scene.image)
+    halves: list[dict[str, object]] = []
+    kept: list[np.ndarray] = []
+    for t in synthetic_truth(scene):  # a few face-up tiles well apart, each half labelled by a square box
+        centre, width = t.corners.mean(axis=0), float(np.linalg.norm(t.corners[1] - t.corners[0]))
+        if t.ignore or t.face != "up" or any(np.linalg.norm(centre - c) < 4 * width for c in kept):
+            continue
+        kept.append(centre)
+        for (x, y), value in zip(half_centers(t.corners[None])[0], t.values, strict=True):
+            x, y = float(x), float(y)
+            halves.append({"pips": int(value), "bbox_xywh": [x - width / 2, y - width / 2, width, width]})
+        if len(kept) == 4:
+            break
+    (root / "labels.json").write_text(json.dumps({"a.jpg": {"halves": halves}}))
+    reader = OnnxTileReader(threads=1, max_value=18)
+    full = eval_real_dev(reader, None, root)
+    before = full.tally.metrics()
+    assert full.tally.truth_tiles > 0 and full.tally.found > 0
+    pooled = eval_real_dev_resampled(reader, full, root, shares=(0.8, 0.6))
+    assert full.tally.metrics() == before
+    assert pooled.tally.truth_tiles == 3 * full.tally.truth_tiles
+    assert pooled.tally.halves == 3 * full.tally.halves
+    assert full.tally.found < pooled.tally.found <= pooled.tally.truth_tiles
+    assert "at 1, 0.8, 0.6 of their size" in pooled.detail

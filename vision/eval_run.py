@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -117,19 +118,20 @@ def eval_real_dev(reader: OnnxTileReader, gallery: Path | None, root: Path = DEF
 RESAMPLED_SHARES = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.6)
 
 
-def eval_real_dev_resampled(reader: OnnxTileReader, root: Path = DEFAULT_DIR,
-                            shares: tuple[float, ...] = (1.0, *RESAMPLED_SHARES)) -> SetResult:
-    """The real photos scored at each of ``shares`` of their size, pooled into one tally: a steadier figure for
-    comparing two models than one look at 34 tiles (still no tuning to them: the same rule for every photo)."""
-    tally = Tally()
+def eval_real_dev_resampled(reader: OnnxTileReader, full: SetResult, root: Path = DEFAULT_DIR,
+                            shares: tuple[float, ...] = RESAMPLED_SHARES) -> SetResult:
+    """The real photos scored at each of ``shares`` of their size, pooled with ``full`` (``eval_real_dev``'s
+    look at their own size) into one tally: a steadier figure for comparing two models than one look at 34
+    tiles (still no tuning to them: the same rule for every photo)."""
+    tally = copy.deepcopy(full.tally)
     start = time.perf_counter()
     photos = load_real_dev(root)
     for share in shares:
         for photo in photos:
             image, labels = photo.resampled(share)
             score_photo(labels, reader.read(image), tally)
-    detail = f"{root} ({len(photos)} photos) at {', '.join(f'{s:g}' for s in shares)} of their size, pooled"
-    return SetResult("real-dev resampled", tally, time.perf_counter() - start, detail)
+    detail = f"{root} ({len(photos)} photos) at {', '.join(f'{s:g}' for s in (1.0, *shares))} of their size, pooled"
+    return SetResult("real-dev resampled", tally, full.seconds + time.perf_counter() - start, detail)
 
 
 def confusion_markdown(confusion: np.ndarray) -> str:

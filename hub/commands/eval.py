@@ -61,7 +61,7 @@ def _vision(args: argparse.Namespace) -> int:
         if (real_root / "labels.json").is_file():
             results.append(eval_real_dev(reader, gallery, real_root))
             if args.real_dev_resampled:
-                results.append(eval_real_dev_resampled(reader, real_root))
+                results.append(eval_real_dev_resampled(reader, results[-1], real_root))
         else:
             print(f"domino-hub eval vision: no real-dev set at {real_root}; scoring synthetic only", file=sys.stderr)
     header = (f"Models in `{args.models or MODELS_DIR}`, onnxruntime on {args.threads} threads, "
