@@ -231,6 +231,20 @@ def test_one_training_step_runs_and_exports(tmp_path: Path) -> None:
     tuned = open_session(out / "tile_detector.onnx", 1).run(None, {"image": x})[0]
     assert not np.allclose(tuned, maps[0], atol=1e-4)  # and one step moves it
 
+    start = tmp_path / "reader.onnx"
+    start.write_bytes(pips)
+    tune = ["--scenes", "2", "--cache", str(tmp_path / "cache"), "--out", str(out), "--threads", "1", "--skip-eval",
+            "--reader-only", "--reader-from", str(start)]
+    assert train_main([*tune, "--reader-steps", "0"]) == 0
+    halves = np.random.default_rng(1).normal(size=(6, 2, 32, 32)).astype(np.float32)
+    logits = [open_session(path, 1).run(None, {"halves": halves})[0] for path in (start, out / "pip_reader.onnx")]
+    np.testing.assert_allclose(logits[1], logits[0], atol=1e-4)  # the reader, too, is itself loaded back
+    assert train_main([*tune, "--reader-steps", "1"]) == 0
+    tuned = open_session(out / "pip_reader.onnx", 1).run(None, {"halves": halves})[0]
+    assert not np.allclose(tuned, logits[0], atol=1e-4)
+    with pytest.raises(SystemExit):  # a start that is not there
+        train_main([*tune, "--reader-from", str(tmp_path / "none.onnx")])
+
 
 def test_eval_vision_scores_the_oblique_set_beside_the_held_out_one(tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:

@@ -40,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="fine-tune this exported detector (its batch norms frozen) instead of training one afresh")
     p.add_argument("--det-lr", type=float, help="the detector's peak learning rate (3e-3 afresh, 3e-4 fine-tuning)")
     p.add_argument("--reader-steps", type=int, default=5000)
+    p.add_argument("--reader-from", type=Path, metavar="ONNX",
+                   help="fine-tune this exported pip reader (its batch norms frozen) instead of training one afresh")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache", type=Path, default=ROOT / "var" / "train-cache")
     p.add_argument("--out", type=Path, default=MODELS_DIR)
@@ -55,8 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.scenes > TRAIN_SEED_LIMIT:
         p.error(f"--scenes must stay below {TRAIN_SEED_LIMIT}: higher seeds are held out for evaluation")
-    if args.detector_from is not None and not args.detector_from.is_file():
-        p.error(f"--detector-from: {args.detector_from} does not exist")
+    for flag, start in (("--detector-from", args.detector_from), ("--reader-from", args.reader_from)):
+        if start is not None and not start.is_file():
+            p.error(f"{flag}: {start} does not exist")
     for alone_on, flag, kept in ((args.reader_only, "--reader-only", "tile_detector.onnx"),
                                  (args.detector_only, "--detector-only", "pip_reader.onnx")):
         if alone_on and not (args.out / kept).is_file():
@@ -94,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.detector_only:  # the patches are joined only here: 2 GB for 6,000 scenes
         context = np.concatenate([s.context for s in samples])
         values = np.concatenate([s.values for s in samples])
-        rd = train_reader(context, values, args.reader_steps, seed=args.seed, workers=workers, log=log, bf16=bf16)
+        rd = train_reader(context, values, args.reader_steps, seed=args.seed, workers=workers, log=log, bf16=bf16,
+                          start=args.reader_from)
         export_reader(rd, args.out / "pip_reader.onnx")
     t_reader = time.perf_counter() - t2
     t_train = time.perf_counter() - t0
@@ -137,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         detector_kept=args.reader_only,
         reader_kept=args.detector_only,
         detector_from=args.detector_from,
+        reader_from=args.reader_from,
         bf16=bf16,
     )
     log(f"wrote {args.out / 'README.md'}")

@@ -48,12 +48,13 @@ def write_card(path: Path, *, command: str, started: datetime, machine: str, sce
                steps: tuple[int, int], seed: int, minutes: dict[str, float], results: list[SetResult],
                models_dir: Path, bench: tuple[int, int, dict[str, float]], load: tuple[float, float],
                detector_kept: bool = False, reader_kept: bool = False, detector_from: Path | None = None,
-               bf16: bool = False) -> None:
+               reader_from: Path | None = None, bf16: bool = False) -> None:
     """``load`` is the machine's 1-minute load average when training started and when it ended: the
     wall times and the bench below are only comparable between runs on an equally quiet machine.
     ``detector_kept``: this run trained the reader alone (``--reader-only``) beside an earlier detector;
     ``reader_kept`` the other way round (``--detector-only``). ``detector_from``: the exported detector
-    that this run fine-tuned (``--detector-from``). ``bf16``: the run trained in mixed precision."""
+    that this run fine-tuned (``--detector-from``), ``reader_from`` likewise the reader (``--reader-from``).
+    ``bf16``: the run trained in mixed precision."""
     sizes = {f.name: f.stat().st_size / 1e6 for f in sorted(models_dir.glob("*.onnx"))}
     frames = ", ".join(f"{w}x{h}" for w, h in FRAME_SIZES)
     detector_time = "not trained (kept)" if detector_kept else f"{minutes['detector']:.1f} min"
@@ -73,7 +74,10 @@ earlier run, and the reader's lines in the recipe below describe that run.
 The tile detector was fine-tuned from `{detector_from}` (`--detector-from`): its weights were loaded back
 from that ONNX file, each batch norm folded into its convolution as exported and kept frozen, and
 trained the {steps[0]} detector steps below from there.
-""" if detector_from is not None else "") + """
+""" if detector_from is not None else "") + (f"""
+The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same way, and trained the
+{steps[1]} reader steps below from there.
+""" if reader_from is not None else "") + """
 | file | size |
 |---|---|
 """ + "".join(f"| `{name}` | {mb:.2f} MB |\n" for name, mb in sizes.items()) + f"""

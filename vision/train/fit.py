@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -17,6 +18,8 @@ from vision.train.cache import SceneSample
 from vision.train.detector_data import decode_frames, detector_batch
 from vision.train.nets import PipReader, TileDetector
 from vision.train.reader_data import reader_batch
+
+NetT = TypeVar("NetT", bound=torch.nn.Module)
 
 Log = Callable[[str], None]
 
@@ -117,44 +120,59 @@ def _schedule(opt: torch.optim.Optimizer, step: int, steps: int, lr: float, warm
 
 
 def load_detector(path: Path) -> TileDetector:
-    """A TileDetector holding the weights of an exported one (``export_detector``), for fine-tuning.
+    """A TileDetector holding the weights of an exported one (``export_detector``), for fine-tuning."""
+    return _load_exported(TileDetector(), path, torch.zeros(1, 3, 64, 64))
+
+
+def load_reader(path: Path) -> PipReader:
+    """A PipReader holding the weights of an exported one (``export_reader``), for fine-tuning."""
+    return _load_exported(PipReader(), path, torch.zeros(2, READER_CHANNELS, HALF_PATCH, HALF_PATCH))
+
+
+def _load_exported(net: NetT, path: Path, probe: torch.Tensor) -> NetT:
+    """``net`` given the weights of its exported ONNX graph.
 
     The export folds each batch norm into the convolution before it, so the norms come back as plain shifts
     (scale 1, the folded bias, zero mean, unit variance): they must stay frozen while it trains, or batch
-    statistics would replace the ones folded in. The convolutions are matched in the order they run.
+    statistics would replace the ones folded in. Convolutions, then linear layers (Gemm), are matched in the
+    order they run.
     """
     import onnx
     from onnx import numpy_helper
 
-    net = TileDetector()
     graph = onnx.load(str(path)).graph
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     modules = dict(net.named_modules())
-    order: list[str] = []
-    hooks = [m.register_forward_hook(lambda *_, name=name: order.append(name))
-             for name, m in modules.items() if isinstance(m, torch.nn.Conv2d)]
+    order: dict[type, list[str]] = {torch.nn.Conv2d: [], torch.nn.Linear: []}
+    ran: list[str] = []
+    hooks = [m.register_forward_hook(lambda *_, name=name: ran.append(name))
+             for name, m in modules.items() if type(m) in order]
     with torch.no_grad():
-        net.eval()(torch.zeros(1, 3, 64, 64))
+        net.eval()(probe)
     for h in hooks:
         h.remove()
-    convs = [node for node in graph.node if node.op_type == "Conv"]
-    if len(convs) != len(order):
-        raise ValueError(f"{path} holds {len(convs)} convolutions, the TileDetector {len(order)}")
-    for node, name in zip(convs, order, strict=True):
-        conv, w, b = modules[name], weights[node.input[1]], weights[node.input[2]]
-        if tuple(conv.weight.shape) != w.shape:
-            raise ValueError(f"{path}: {name} has weights {w.shape}, the TileDetector {tuple(conv.weight.shape)}")
-        with torch.no_grad():
-            conv.weight.copy_(torch.tensor(w))
-            if conv.bias is not None:
-                conv.bias.copy_(torch.tensor(b))
-                continue
-            parent, index = name.rsplit(".", 1)
-            norm = modules[f"{parent}.{int(index) + 1}"]
-            norm.weight.fill_(1.0)
-            norm.bias.copy_(torch.tensor(b))
-            norm.running_mean.zero_()
-            norm.running_var.fill_(1.0 - norm.eps)
+    for name in ran:
+        order[type(modules[name])].append(name)
+    for kind, op in ((torch.nn.Conv2d, "Conv"), (torch.nn.Linear, "Gemm")):
+        nodes = [node for node in graph.node if node.op_type == op]
+        if len(nodes) != len(order[kind]):
+            raise ValueError(f"{path} holds {len(nodes)} {op} nodes, the {type(net).__name__} {len(order[kind])}")
+        for node, name in zip(nodes, order[kind], strict=True):
+            layer, w, b = modules[name], weights[node.input[1]], weights[node.input[2]]
+            if tuple(layer.weight.shape) != w.shape:
+                raise ValueError(f"{path}: {name} has weights {w.shape}, the {type(net).__name__} "
+                                 f"{tuple(layer.weight.shape)}")
+            with torch.no_grad():
+                layer.weight.copy_(torch.tensor(w))
+                if layer.bias is not None:
+                    layer.bias.copy_(torch.tensor(b))
+                    continue
+                parent, index = name.rsplit(".", 1)
+                norm = modules[f"{parent}.{int(index) + 1}"]
+                norm.weight.fill_(1.0)
+                norm.bias.copy_(torch.tensor(b))
+                norm.running_mean.zero_()
+                norm.running_var.fill_(1.0 - norm.eps)
     return net
 
 
@@ -201,12 +219,17 @@ def train_detector(samples: list[SceneSample], steps: int, batch: int = 12, size
     return net.to(memory_format=torch.contiguous_format).eval()
 
 
-def train_reader(context: np.ndarray, values: np.ndarray, steps: int, batch: int = 128, lr: float = 3e-3,
-                 seed: int = 0, workers: int = 1, log: Log = print, bf16: bool = False) -> PipReader:
+def train_reader(context: np.ndarray, values: np.ndarray, steps: int, batch: int = 128, lr: float | None = None,
+                 seed: int = 0, workers: int = 1, log: Log = print, bf16: bool = False,
+                 start: Path | None = None) -> PipReader:
+    """A reader trained ``steps`` steps: afresh, or fine-tuned from the exported reader at ``start`` (its batch
+    norms frozen), which takes a tenth of the peak learning rate (``lr`` None)."""
     torch.manual_seed(seed)
-    net = PipReader()
+    fresh = start is None
+    lr = lr if lr is not None else 3e-3 if fresh else 3e-4
+    net = PipReader() if fresh else load_reader(start)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
-    net.train()
+    _train_mode(net, frozen_norms=not fresh)
     run = _for_training(net, steps)
     t0 = time.perf_counter()
     avg = None
