@@ -143,21 +143,19 @@ def _load_exported(net: NetT, path: Path, probe: torch.Tensor) -> NetT:
     graph = onnx.load(str(path)).graph
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     modules = dict(net.named_modules())
-    order: dict[type, list[str]] = {torch.nn.Conv2d: [], torch.nn.Linear: []}
     ran: list[str] = []
     hooks = [m.register_forward_hook(lambda *_, name=name: ran.append(name))
-             for name, m in modules.items() if type(m) in order]
+             for name, m in modules.items() if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
     with torch.no_grad():
         net.eval()(probe)
     for h in hooks:
         h.remove()
-    for name in ran:
-        order[type(modules[name])].append(name)
     for kind, op in ((torch.nn.Conv2d, "Conv"), (torch.nn.Linear, "Gemm")):
         nodes = [node for node in graph.node if node.op_type == op]
-        if len(nodes) != len(order[kind]):
-            raise ValueError(f"{path} holds {len(nodes)} {op} nodes, the {type(net).__name__} {len(order[kind])}")
-        for node, name in zip(nodes, order[kind], strict=True):
+        names = [name for name in ran if isinstance(modules[name], kind)]
+        if len(nodes) != len(names):
+            raise ValueError(f"{path} holds {len(nodes)} {op} nodes, the {type(net).__name__} {len(names)}")
+        for node, name in zip(nodes, names, strict=True):
             layer, w, b = modules[name], weights[node.input[1]], weights[node.input[2]]
             if tuple(layer.weight.shape) != w.shape:
                 raise ValueError(f"{path}: {name} has weights {w.shape}, the {type(net).__name__} "
