@@ -190,6 +190,20 @@ def test_pair_halves_prefers_the_true_partner_over_a_neighbour() -> None:
     assert pair_halves(hs) == [(0, 1), (2, 3)]
 
 
+def test_pair_halves_follows_the_divider_bar_in_an_oblique_photo() -> None:
+    # two tiles, one drawn in front of (below) and along from the other, as an oblique photo shows them:
+    # each half's nearest touching box is a half of the other tile, so distance alone pairs them across
+    image = np.full((100, 150, 3), 120, np.uint8)  # the table
+    image[0:40, 0:105] = 230  # the tile behind, its divider bar at x 50-55
+    image[45:85, 30:135] = 230  # the tile in front, its bar at x 80-85
+    image[0:40, 50:55] = 10
+    image[45:85, 80:85] = 10
+    hs = [LabelledHalf((0, 0, 50, 40), 1), LabelledHalf((55, 0, 105, 40), 2),
+          LabelledHalf((30, 45, 80, 85), 3), LabelledHalf((85, 45, 135, 85), 4)]
+    assert pair_halves(hs) == [(0, 2), (1, 3)]  # by distance alone: across the two tiles
+    assert pair_halves(hs, image) == [(0, 1), (2, 3)]
+
+
 def test_stretched_upright_labels_map_back_to_stored_pixels() -> None:
     w, h = 4032, 1960
     # a stored pixel (x, y) is at upright (h-1-y, x), stretched to (.. * w/h, .. * h/w)

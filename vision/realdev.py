@@ -68,22 +68,46 @@ def _to_pixels(box: list[float], width: int, height: int, stretched: bool) -> tu
     return (uy0, height - ux1, uy1, height - ux0)
 
 
-def pair_halves(halves: list[LabelledHalf]) -> list[tuple[int, int]]:
-    """Pair the boxes that share a divider: the pairing of touching boxes with the least total
-    centre distance (exact, by dynamic programming over subsets; a photo holds a few dozen halves
-    at most). Boxes of neighbouring tiles overlap too, so a greedy nearest-neighbour pairing errs.
+def divider_darkness(gray: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """How dark the darkest point of the middle fifth of the way from ``a`` to ``b`` is, against the way's
+    bright parts (0 black, 1 as bright). Two halves of one tile have their divider bar there; halves of two
+    tiles stacked in an oblique photo have a tile's edge or side face there instead.
+    """
+    length = float(np.hypot(*(b - a)))
+    if length < 1.0:
+        return 1.0
+    along = (b - a) / length
+    across = np.array([-along[1], along[0]])
+    t = np.linspace(0.0, 1.0, 101)[:, None, None]
+    s = np.linspace(-0.1, 0.1, 9)[None, :, None] * length  # a band a fifth of the way wide: the bar, not one pip
+    points = a + (b - a) * t + across * s
+    xs = np.clip(np.rint(points[..., 0]), 0, gray.shape[1] - 1).astype(int)
+    ys = np.clip(np.rint(points[..., 1]), 0, gray.shape[0] - 1).astype(int)
+    profile = np.median(gray[ys, xs].astype(np.float32), axis=1)
+    bright = float(np.percentile(profile, 75))
+    return float(profile[40:61].min() / bright) if bright > 0 else 1.0
+
+
+def pair_halves(halves: list[LabelledHalf], image: np.ndarray | None = None) -> list[tuple[int, int]]:
+    """Pair the boxes that share a divider: the pairing of touching boxes with the least total cost
+    (exact, by dynamic programming over subsets; a photo holds a few dozen halves at most). A pair costs
+    its centre distance, times 0.5 plus ``divider_darkness`` when the photo is given: in an oblique photo
+    a half's nearest touching box is often a half of the tile in front of it, so distance alone errs.
     """
     n = len(halves)
     centers = np.array([h.center for h in halves])
     boxes = np.array([h.box for h in halves])
+    gray = None if image is None else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     cost = np.full((n, n), np.inf)
     for i in range(n):
-        for j in range(n):
+        for j in range(i + 1, n):
             dx = max(boxes[i, 0] - boxes[j, 2], boxes[j, 0] - boxes[i, 2], 0.0)
             dy = max(boxes[i, 1] - boxes[j, 3], boxes[j, 1] - boxes[i, 3], 0.0)
             side = min(boxes[i, 2] - boxes[i, 0], boxes[i, 3] - boxes[i, 1])
-            if i != j and np.hypot(dx, dy) <= 0.25 * side:
-                cost[i, j] = np.hypot(*(centers[i] - centers[j]))
+            if np.hypot(dx, dy) <= 0.25 * side:
+                cost[i, j] = cost[j, i] = float(np.hypot(*(centers[i] - centers[j])))
+                if gray is not None:
+                    cost[i, j] = cost[j, i] = cost[i, j] * (0.5 + divider_darkness(gray, centers[i], centers[j]))
 
     @cache
     def best(free: frozenset[int]) -> tuple[float, tuple[tuple[int, int], ...]]:
@@ -117,5 +141,5 @@ def load_real_dev(root: Path = DEFAULT_DIR) -> list[LabelledPhoto]:
             LabelledHalf(_to_pixels(e["bbox_xywh"], w, h, name in STRETCHED_UPRIGHT), int(e["pips"]))
             for e in entry["halves"]
         ]
-        photos.append(LabelledPhoto(path, tuple(halves), tuple(pair_halves(halves))))
+        photos.append(LabelledPhoto(path, tuple(halves), tuple(pair_halves(halves, image))))
     return photos
