@@ -91,7 +91,7 @@ class QuestionClosed:
 @dataclass(frozen=True)
 class HandCounts:
     """Pips counted per seat by the camera at the end of a round, for the table to confirm, and the tiles
-    counted there: a seat showing fewer than its player holds is flagged on the page for a person to check."""
+    counted there: a seat showing fewer or more than its player holds is flagged on the page for a person to check."""
 
     counts: Mapping[str, int]
     tiles: Mapping[str, int] = field(default_factory=dict)

@@ -199,6 +199,12 @@ def test_the_end_of_round_counts_are_editable_then_confirmed(hub, phone):
     assert phone.input_value("#pips-Ben") == "17"
     # Cy's seat shows fewer tiles than Cy holds: the page says so, for a person to check that count
     assert phone.locator(".pips .tag.short").all_text_contents() == ["2 of 5 tiles seen"]
+    assert phone.locator(".pips .tag.over").count() == 0  # Ben's seat shows the 4 tiles Ben holds
+    # counted again: now Ben's seat shows a tile more than Ben holds (something beside the hand read as a tile)
+    hub.bus.publish(HandCounts({"Ana": 0, "Ben": 17, "Cy": 40}, {"Ana": 0, "Ben": 5, "Cy": 5}))
+    phone.wait_for_selector(".pips .tag.over")
+    assert phone.locator(".pips .tag.over").all_text_contents() == ["5 tiles seen, 4 held"]
+    assert phone.locator(".pips .tag.short").count() == 0
     phone.fill("#pips-Cy", "41")  # the camera misread a tile
     phone.click("#score-form button[type=submit]")
     phone.wait_for_selector("#start-form", timeout=3000)

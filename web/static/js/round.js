@@ -21,6 +21,13 @@ function playing(game) {
       <button type="button" id="blocked" class="ghost">${esc(T("round.blocked"))}</button></p></section>`;
 }
 
+// A seat showing fewer tiles than its player holds, or more, was counted wrongly: a person checks that count.
+function tilesTag(seen, held) {
+  if (seen === undefined || held === undefined || seen === held) return "";
+  if (seen < held) return `<span class="tag short">${esc(T("round.tiles-seen", { seen, held }))}</span>`;
+  return `<span class="tag over">${esc(T("round.tiles-over", { seen, held }))}</span>`;
+}
+
 function scoring(game, counted) {
   const counts = counted ? counted.counts : {};
   const tiles = counted ? counted.tiles || {} : {};
@@ -34,7 +41,7 @@ function scoring(game, counted) {
     return `<li><label for="pips-${esc(p)}">${esc(p)}</label>
       <input id="pips-${esc(p)}" name="${esc(p)}" type="number" inputmode="numeric" min="0" max="10000" required value="${esc(value)}">
       ${camera ? `<span class="tag camera" title="${esc(T("round.camera-count", { n: counts[p] }))}">${esc(T("round.camera"))}</span>` : ""}
-      ${camera && tiles[p] < held[p] ? `<span class="tag short">${esc(T("round.tiles-seen", { seen: tiles[p], held: held[p] }))}</span>` : ""}</li>`;
+      ${camera ? tilesTag(tiles[p], held[p]) : ""}</li>`;
   });
   const how = game.went_out ? T("round.went-out", { name: game.went_out }) : T("round.was-blocked");
   return `<section class="card"><h2>${esc(T("round.over", { engine: double(game.engine) }))}</h2>
