@@ -242,6 +242,12 @@ def test_one_training_step_runs_and_exports(tmp_path: Path) -> None:
     assert train_main([*tune, "--reader-steps", "1"]) == 0
     tuned = open_session(out / "pip_reader.onnx", 1).run(None, {"halves": halves})[0]
     assert not np.allclose(tuned, logits[0], atol=1e-4)
+    assert train_main([*tune, "--reader-steps", "1", "--reader-smear-share", "1", "--reader-smear-px", "14"]) == 0
+    shaken = open_session(out / "pip_reader.onnx", 1).run(None, {"halves": halves})[0]
+    assert not np.allclose(shaken, tuned, atol=1e-6)  # the same step on looks all smeared moves it elsewhere
+    for bad in (["--reader-smear-share", "1.5"], ["--reader-smear-px", "1"]):
+        with pytest.raises(SystemExit):
+            train_main([*tune, *bad])
     with pytest.raises(SystemExit):  # a start that is not there
         train_main([*tune, "--reader-from", str(tmp_path / "none.onnx")])
 

@@ -304,6 +304,25 @@ def test_the_model_card_says_which_targets_are_missed_and_by_how_much() -> None:
     assert lines["- real-dev photos, half accuracy"] == "not measured (target 0.95)"
 
 
+def test_the_model_card_gives_the_camera_shake_each_model_trained_with(tmp_path) -> None:
+    """A reader fine-tuned with a stronger smear must not be described with the detector's recipe."""
+    from datetime import UTC, datetime
+
+    from vision.train.augment import SMEAR, Smear
+    from vision.train.card import write_card
+
+    (tmp_path / "pip_reader.onnx").write_bytes(b"x")
+    card = tmp_path / "README.md"
+    write_card(card, command="python -m vision.train --reader-smear-share 0.3", started=datetime.now(UTC),
+               machine="test", scenes=2, tiles=1, patches=1, steps=(1, 1), seed=0,
+               minutes={"render": 0.0, "detector": 0.0, "reader": 0.0, "total": 0.0}, results=[],
+               models_dir=tmp_path, bench=(40, 2, {"detect": 1.0, "read": 1.0, "total": 2.0}), load=(0.0, 0.0),
+               reader_smear=Smear(0.3, (1.5, 14.0)))
+    text = " ".join(card.read_text().split())
+    assert f"{SMEAR.share:.0%} of the detector's looks smeared 1.5-8 px" in text
+    assert "30% of the reader's 1.5-14 px" in text
+
+
 def _maps(peaks: list[tuple[int, int, float]], length: float = 32.0, width: float = 16.0) -> np.ndarray:
     """Raw detector output (8, 32, 32) with face-up peaks at cells (x, y) of the given logits, all lying along x."""
     out = np.zeros((8, 32, 32), np.float32)

@@ -12,10 +12,19 @@ import cv2
 import numpy as np
 
 _LEVELS = np.arange(256, dtype=np.float32)[:, None]  # every uint8 level, as one column
-# A shaken camera or a moving hand: the renderer smears 12% of its scenes, yet nearly all the misread and
-# missed tiles of the validation scenes sat in a few smeared or defocused frames, so the models see more of it.
-MOTION_SHARE = 0.15
-MOTION_PX = (1.5, 8.0)  # length of the smear in the image's own pixels
+
+
+@dataclass(frozen=True)
+class Smear:
+    """A shaken camera or a moving hand: the share of looks smeared, and the smear's length range in the image's
+    own pixels. The renderer smears 12% of its scenes, yet nearly all the misread and missed tiles of the
+    validation scenes sat in a few smeared or defocused frames, so the models see more of it."""
+
+    share: float = 0.15
+    px: tuple[float, float] = (1.5, 8.0)
+
+
+SMEAR = Smear()
 
 
 @dataclass(frozen=True)
@@ -75,14 +84,14 @@ def tone_per_pixel(img: np.ndarray, tone: Tone) -> np.ndarray:
     return _to_uint8(f)
 
 
-def photometric(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+def photometric(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0, smear: Smear = SMEAR) -> np.ndarray:
     """One random camera look for a BGR uint8 image (any size); returns a new uint8 image."""
     out = apply_tone(img, draw_tone(rng, strength))
     if rng.random() < 0.4:
         sigma = rng.uniform(0.3, 1.4) * strength
         out = cv2.GaussianBlur(out, (0, 0), sigma)
-    if rng.random() < MOTION_SHARE:
-        out = cv2.filter2D(out, -1, motion_kernel(rng.uniform(*MOTION_PX) * strength, rng.uniform(0, np.pi)))
+    if rng.random() < smear.share:
+        out = cv2.filter2D(out, -1, motion_kernel(rng.uniform(*smear.px) * strength, rng.uniform(0, np.pi)))
     if rng.random() < 0.5:
         noise = rng.normal(0, rng.uniform(1, 7) * strength, out.shape).astype(np.float32)
         out = np.clip(out.astype(np.float32) + noise, 0, 255).astype(np.uint8)

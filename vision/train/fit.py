@@ -14,6 +14,7 @@ import torch
 from torch.nn import functional as F
 
 from vision.geometry import HALF_PATCH, NUM_VALUES, READER_CHANNELS
+from vision.train.augment import SMEAR, Smear
 from vision.train.cache import SceneSample
 from vision.train.detector_data import decode_frames, detector_batch
 from vision.train.nets import PipReader, TileDetector
@@ -219,9 +220,9 @@ def train_detector(samples: list[SceneSample], steps: int, batch: int = 12, size
 
 def train_reader(context: np.ndarray, values: np.ndarray, steps: int, batch: int = 128, lr: float | None = None,
                  seed: int = 0, workers: int = 1, log: Log = print, bf16: bool = False,
-                 start: Path | None = None) -> PipReader:
+                 start: Path | None = None, smear: Smear = SMEAR) -> PipReader:
     """A reader trained ``steps`` steps: afresh, or fine-tuned from the exported reader at ``start`` (its batch
-    norms frozen), which takes a tenth of the peak learning rate (``lr`` None)."""
+    norms frozen), which takes a tenth of the peak learning rate (``lr`` None). ``smear``: its looks' camera shake."""
     torch.manual_seed(seed)
     fresh = start is None
     lr = lr if lr is not None else 3e-3 if fresh else 3e-4
@@ -232,8 +233,8 @@ def train_reader(context: np.ndarray, values: np.ndarray, steps: int, batch: int
     t0 = time.perf_counter()
     avg = None
     with _flush_denormals():
-        for step, (x, target) in enumerate(batches(lambda rng: reader_batch(context, values, rng, batch), steps, seed,
-                                                    workers)):
+        make = lambda rng: reader_batch(context, values, rng, batch, smear=smear)  # noqa: E731
+        for step, (x, target) in enumerate(batches(make, steps, seed, workers)):
             _schedule(opt, step, steps, lr)
             with _autocast(bf16):
                 logits = run(x)
