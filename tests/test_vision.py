@@ -245,7 +245,10 @@ def test_one_training_step_runs_and_exports(tmp_path: Path) -> None:
     assert train_main([*tune, "--reader-steps", "1", "--reader-smear-share", "1", "--reader-smear-px", "14"]) == 0
     shaken = open_session(out / "pip_reader.onnx", 1).run(None, {"halves": halves})[0]
     assert not np.allclose(shaken, tuned, atol=1e-6)  # the same step on looks all smeared moves it elsewhere
-    for bad in (["--reader-smear-share", "1.5"], ["--reader-smear-px", "1"]):
+    assert train_main([*tune, "--reader-steps", "1", "--reader-defocus-share", "1"]) == 0
+    blurred = open_session(out / "pip_reader.onnx", 1).run(None, {"halves": halves})[0]
+    assert not np.allclose(blurred, tuned, atol=1e-6)  # and on looks all defocused, elsewhere again
+    for bad in (["--reader-smear-share", "1.5"], ["--reader-smear-px", "1"], ["--reader-defocus-share", "-0.1"]):
         with pytest.raises(SystemExit):
             train_main([*tune, *bad])
     with pytest.raises(SystemExit):  # a start that is not there

@@ -308,7 +308,7 @@ def test_the_model_card_gives_the_camera_shake_each_model_trained_with(tmp_path)
     """A reader fine-tuned with a stronger smear must not be described with the detector's recipe."""
     from datetime import UTC, datetime
 
-    from vision.train.augment import SMEAR, Smear
+    from vision.train.augment import SMEAR, Defocus, Smear
     from vision.train.card import write_card
 
     (tmp_path / "pip_reader.onnx").write_bytes(b"x")
@@ -317,10 +317,26 @@ def test_the_model_card_gives_the_camera_shake_each_model_trained_with(tmp_path)
                machine="test", scenes=2, tiles=1, patches=1, steps=(1, 1), seed=0,
                minutes={"render": 0.0, "detector": 0.0, "reader": 0.0, "total": 0.0}, results=[],
                models_dir=tmp_path, bench=(40, 2, {"detect": 1.0, "read": 1.0, "total": 2.0}), load=(0.0, 0.0),
-               reader_smear=Smear(0.3, (1.5, 14.0)))
+               reader_smear=Smear(0.3, (1.5, 14.0)), reader_defocus=Defocus(0.15, (1.4, 2.6)))
     text = " ".join(card.read_text().split())
     assert f"{SMEAR.share:.0%} of the detector's looks smeared 1.5-8 px" in text
     assert "30% of the reader's 1.5-14 px" in text
+    assert "15% of the reader's looks blurred again, a lens out of focus (Gaussian sigma 1.4-2.6 px)" in text
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_defocused_look_is_blurred_only_when_asked_and_off_draws_nothing(seed: int) -> None:
+    """Off, the lens must leave both the look and the random stream as they were, so older recipes' batches stay."""
+    from vision.train.augment import IN_FOCUS, Defocus
+
+    img = np.zeros((32, 64, 3), np.uint8)
+    img[:, 32:] = 255  # one sharp edge
+    rng, twin = np.random.default_rng(seed), np.random.default_rng(seed)
+    assert IN_FOCUS.apply(img, rng) is img
+    assert rng.random() == twin.random()  # nothing was drawn
+    out = Defocus(1.0, (1.4, 2.6)).apply(img, rng)
+    assert 0 < int(out[0, 31, 0]) < 255 and 0 < int(out[0, 32, 0]) < 255  # the edge is soft now
 
 
 def _maps(peaks: list[tuple[int, int, float]], length: float = 32.0, width: float = 16.0) -> np.ndarray:

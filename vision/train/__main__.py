@@ -25,7 +25,7 @@ import torch
 from vision.eval_run import eval_oblique, eval_real_dev, eval_synthetic
 from vision.onnx_session import MODELS_DIR
 from vision.synthetic_sets import TRAIN_SEED_LIMIT
-from vision.train.augment import SMEAR, Smear
+from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear
 from vision.train.cache import load_or_render
 from vision.train.card import write_card
 from vision.train.fit import bf16_fast, export_detector, export_reader, train_detector, train_reader
@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"share of the reader's looks smeared by a shaken camera (default {SMEAR.share})")
     p.add_argument("--reader-smear-px", type=float, default=SMEAR.px[1], metavar="PX",
                    help=f"the reader's longest smear, in the image's own pixels (default {SMEAR.px[1]:g})")
+    p.add_argument("--reader-defocus-share", type=float, default=IN_FOCUS.share, metavar="SHARE",
+                   help=f"share of the reader's looks blurred again as by a lens out of focus (Gaussian sigma "
+                        f"{IN_FOCUS.sigma[0]}-{IN_FOCUS.sigma[1]} px; default {IN_FOCUS.share}, none)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache", type=Path, default=ROOT / "var" / "train-cache")
     p.add_argument("--out", type=Path, default=MODELS_DIR)
@@ -64,9 +67,12 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--scenes must stay below {TRAIN_SEED_LIMIT}: higher seeds are held out for evaluation")
     if not 0.0 <= args.reader_smear_share <= 1.0:
         p.error(f"--reader-smear-share must lie in 0..1, got {args.reader_smear_share}")
+    if not 0.0 <= args.reader_defocus_share <= 1.0:
+        p.error(f"--reader-defocus-share must lie in 0..1, got {args.reader_defocus_share}")
     if args.reader_smear_px < SMEAR.px[0]:
         p.error(f"--reader-smear-px must be at least {SMEAR.px[0]:g}, got {args.reader_smear_px}")
     reader_smear = Smear(args.reader_smear_share, (SMEAR.px[0], args.reader_smear_px))
+    reader_defocus = Defocus(args.reader_defocus_share, IN_FOCUS.sigma)
     for flag, start in (("--detector-from", args.detector_from), ("--reader-from", args.reader_from)):
         if start is not None and not start.is_file():
             p.error(f"{flag}: {start} does not exist")
@@ -108,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         context = np.concatenate([s.context for s in samples])
         values = np.concatenate([s.values for s in samples])
         rd = train_reader(context, values, args.reader_steps, seed=args.seed, workers=workers, log=log, bf16=bf16,
-                          start=args.reader_from, smear=reader_smear)
+                          start=args.reader_from, smear=reader_smear, defocus=reader_defocus)
         export_reader(rd, args.out / "pip_reader.onnx")
     t_reader = time.perf_counter() - t2
     t_train = time.perf_counter() - t0
@@ -149,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         bench=(bench_tiles, args.threads, bench_ms),
         load=(load_at_start, load_at_end),
         reader_smear=reader_smear,
+        reader_defocus=reader_defocus,
         detector_kept=args.reader_only,
         reader_kept=args.detector_only,
         detector_from=args.detector_from,

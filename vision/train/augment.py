@@ -28,6 +28,25 @@ SMEAR = Smear()
 
 
 @dataclass(frozen=True)
+class Defocus:
+    """A lens out of focus: the share of looks blurred once more, after the rest of the look, and the Gaussian's
+    sigma range in the image's own pixels. Off unless asked for: a held-out scene defocused by 3 px held half the
+    misread tiles of the reader that saw only the light blur of every look."""
+
+    share: float = 0.0
+    sigma: tuple[float, float] = (1.4, 2.6)
+
+    def apply(self, img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """``img`` blurred ``share`` of the time; off, it draws nothing from ``rng`` (earlier recipes' batches stay)."""
+        if self.share <= 0.0 or rng.random() >= self.share:
+            return img
+        return cv2.GaussianBlur(img, (0, 0), rng.uniform(*self.sigma))
+
+
+IN_FOCUS = Defocus()
+
+
+@dataclass(frozen=True)
 class Tone:
     """One camera's colour response: which channel feeds which, saturation, gains, contrast, gamma, light ramp."""
 

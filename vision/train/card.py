@@ -17,7 +17,7 @@ from vision.synthetic_sets import (
     TRAIN_SEED_LIMIT,
     VISIBLE_REQUIRED,
 )
-from vision.train.augment import SMEAR, Smear
+from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear
 from vision.train.detector_data import ZOOM
 from vision.train.reader_data import BAD_OUTLINE
 
@@ -48,15 +48,20 @@ def write_card(path: Path, *, command: str, started: datetime, machine: str, sce
                steps: tuple[int, int], seed: int, minutes: dict[str, float], results: list[SetResult],
                models_dir: Path, bench: tuple[int, int, dict[str, float]], load: tuple[float, float],
                detector_kept: bool = False, reader_kept: bool = False, detector_from: Path | None = None,
-               reader_from: Path | None = None, bf16: bool = False, reader_smear: Smear = SMEAR) -> None:
+               reader_from: Path | None = None, bf16: bool = False, reader_smear: Smear = SMEAR,
+               reader_defocus: Defocus = IN_FOCUS) -> None:
     """``load`` is the machine's 1-minute load average when training started and when it ended: the
     wall times and the bench below are only comparable between runs on an equally quiet machine.
     ``detector_kept``: this run trained the reader alone (``--reader-only``) beside an earlier detector;
     ``reader_kept`` the other way round (``--detector-only``). ``detector_from``: the exported detector
     that this run fine-tuned (``--detector-from``), ``reader_from`` likewise the reader (``--reader-from``).
-    ``bf16``: the run trained in mixed precision. ``reader_smear``: the camera shake of the reader's looks."""
+    ``bf16``: the run trained in mixed precision. ``reader_smear``, ``reader_defocus``: the camera shake and
+    lens of the reader's looks."""
     sizes = {f.name: f.stat().st_size / 1e6 for f in sorted(models_dir.glob("*.onnx"))}
     frames = ", ".join(f"{w}x{h}" for w, h in FRAME_SIZES)
+    defocus_text = (f"; then {reader_defocus.share:.0%} of the reader's looks blurred again, a lens out of focus "
+                    f"(Gaussian sigma {reader_defocus.sigma[0]}-{reader_defocus.sigma[1]} px)"
+                    if reader_defocus.share > 0 else "")
     detector_time = "not trained (kept)" if detector_kept else f"{minutes['detector']:.1f} min"
     reader_time = "not trained (kept)" if reader_kept else f"{minutes['reader']:.1f} min"
     precision = "bf16 mixed precision (activations in bfloat16)" if bf16 else "float32"
@@ -134,7 +139,7 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
 - Both: colour channels permuted, white balance, brightness, gamma, uneven light, blur, a camera shake
   ({SMEAR.share:.0%} of the detector's looks smeared {SMEAR.px[0]}-{SMEAR.px[1]:g} px in a random direction,
   {reader_smear.share:.0%} of the reader's {reader_smear.px[0]}-{reader_smear.px[1]:g} px), noise, JPEG
-  (`vision/train/augment.py`).
+  (`vision/train/augment.py`){defocus_text}.
 - Optimiser: AdamW, cosine schedule, {steps[0]} detector steps (batch 12), {steps[1]} reader steps
   (batch 128 tiles), torch seed {seed}, {precision}. With more than one thread, one worker process makes
   the next batches while torch trains on the last (the detector then on one torch thread).

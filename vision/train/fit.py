@@ -14,7 +14,7 @@ import torch
 from torch.nn import functional as F
 
 from vision.geometry import HALF_PATCH, NUM_VALUES, READER_CHANNELS
-from vision.train.augment import SMEAR, Smear
+from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear
 from vision.train.cache import SceneSample
 from vision.train.detector_data import decode_frames, detector_batch
 from vision.train.nets import PipReader, TileDetector
@@ -220,9 +220,10 @@ def train_detector(samples: list[SceneSample], steps: int, batch: int = 12, size
 
 def train_reader(context: np.ndarray, values: np.ndarray, steps: int, batch: int = 128, lr: float | None = None,
                  seed: int = 0, workers: int = 1, log: Log = print, bf16: bool = False,
-                 start: Path | None = None, smear: Smear = SMEAR) -> PipReader:
+                 start: Path | None = None, smear: Smear = SMEAR, defocus: Defocus = IN_FOCUS) -> PipReader:
     """A reader trained ``steps`` steps: afresh, or fine-tuned from the exported reader at ``start`` (its batch
-    norms frozen), which takes a tenth of the peak learning rate (``lr`` None). ``smear``: its looks' camera shake."""
+    norms frozen), which takes a tenth of the peak learning rate (``lr`` None). ``smear``, ``defocus``: its looks'
+    camera shake and lens."""
     torch.manual_seed(seed)
     fresh = start is None
     lr = lr if lr is not None else 3e-3 if fresh else 3e-4
@@ -233,7 +234,7 @@ def train_reader(context: np.ndarray, values: np.ndarray, steps: int, batch: int
     t0 = time.perf_counter()
     avg = None
     with _flush_denormals():
-        make = lambda rng: reader_batch(context, values, rng, batch, smear=smear)  # noqa: E731
+        make = lambda rng: reader_batch(context, values, rng, batch, smear=smear, defocus=defocus)  # noqa: E731
         for step, (x, target) in enumerate(batches(make, steps, seed, workers)):
             _schedule(opt, step, steps, lr)
             with _autocast(bf16):

@@ -12,7 +12,7 @@ import numpy as np
 
 from vision.geometry import HALF_PATCH
 from vision.pips import _DST, half_features
-from vision.train.augment import SMEAR, Smear, photometric
+from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear, photometric
 from vision.train.cache import CONTEXT_QUAD
 
 GROUP = 8  # patches that share one photometric draw (one "camera look"), for speed
@@ -43,6 +43,7 @@ def jitter_quad(rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
 def reader_batch(
     context: np.ndarray, values: np.ndarray, rng: np.random.Generator, n: int, strength: float = 1.0,
     smear: Smear = SMEAR,
+    defocus: Defocus = IN_FOCUS,
 ) -> tuple[np.ndarray, np.ndarray]:
     """n tiles -> halves (2n,2,HP,HP) float32 and their values (2n,) int64."""
     idx = rng.integers(len(context), size=n)
@@ -60,6 +61,6 @@ def reader_batch(
             patches[j] = patches[j][:, ::-1]
     for g in range(0, n, GROUP):
         strip = np.concatenate(list(patches[g : g + GROUP]), axis=1)
-        strip = photometric(strip, rng, strength, smear)
+        strip = defocus.apply(photometric(strip, rng, strength, smear), rng)
         patches[g : g + GROUP] = np.stack(np.split(strip, strip.shape[1] // HALF_PATCH, axis=1))
     return half_features(patches), labels.reshape(-1)
