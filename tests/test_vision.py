@@ -248,7 +248,11 @@ def test_one_training_step_runs_and_exports(tmp_path: Path) -> None:
     assert train_main([*tune, "--reader-steps", "1", "--reader-defocus-share", "1"]) == 0
     blurred = open_session(out / "pip_reader.onnx", 1).run(None, {"halves": halves})[0]
     assert not np.allclose(blurred, tuned, atol=1e-6)  # and on looks all defocused, elsewhere again
-    for bad in (["--reader-smear-share", "1.5"], ["--reader-smear-px", "1"], ["--reader-defocus-share", "-0.1"]):
+    assert train_main([*tune, "--reader-steps", "1", "--reader-defocus-share", "1", "--reader-defocus-px", "6"]) == 0
+    blurred_more = open_session(out / "pip_reader.onnx", 1).run(None, {"halves": halves})[0]
+    assert not np.allclose(blurred_more, blurred, atol=1e-6)  # a wider blur is another look
+    for bad in (["--reader-smear-share", "1.5"], ["--reader-smear-px", "1"], ["--reader-defocus-share", "-0.1"],
+                ["--reader-defocus-px", "1"]):
         with pytest.raises(SystemExit):
             train_main([*tune, *bad])
     with pytest.raises(SystemExit):  # a start that is not there
@@ -309,3 +313,4 @@ def test_the_resampled_real_dev_figure_pools_the_full_size_look_with_the_smaller
     assert pooled.tally.halves == 3 * full.tally.halves
     assert full.tally.found < pooled.tally.found <= pooled.tally.truth_tiles
     assert "at 1, 0.8, 0.6 of their size" in pooled.detail
+    assert pooled.errata is not None and pooled.errata.metrics() == pooled.tally.metrics()  # no errata for a.jpg

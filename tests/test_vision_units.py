@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -181,6 +182,38 @@ def test_score_photo_needs_both_halves_in_one_detection() -> None:
     score_photo(photo, [_tile(q[0], (6, 2)), _tile(q[1], (9, 8))], tally)
     m = tally.metrics()
     assert m["tile_recall"] == 1.0 and m["half_accuracy"] == 0.75 and m["exact_tile_accuracy"] == 0.5
+
+
+def test_label_errata_are_scored_beside_the_labels_and_refuse_labels_that_changed() -> None:
+    """Halves read as the pips their boxes show count as right only under the errata; the labels as given still
+    score them wrong, other photos are untouched, and errata that no longer fit their label stop the evaluation."""
+    from pathlib import Path
+
+    from vision.realdev import VALUE_ERRATA
+
+    name = next(iter(VALUE_ERRATA))[0]
+    fixed_here = sorted(i for n, i in VALUE_ERRATA if n == name)
+    a, b = fixed_here[:2]
+    labelled, shown = VALUE_ERRATA[name, a]
+    halves = [LabelledHalf((1000.0 + 100 * i, 0.0, 1040.0 + 100 * i, 40.0), VALUE_ERRATA.get((name, i), (1, 1))[0])
+              for i in range(fixed_here[-1] + 2)]
+    halves[a], halves[b] = LabelledHalf((0, 0, 40, 40), labelled), LabelledHalf((40, 0, 80, 40), labelled)
+    photo = LabelledPhoto(Path("real") / name, tuple(halves), ((a, b),))
+    fixed = photo.with_errata()
+    assert [h.value for h in fixed.halves] == [VALUE_ERRATA.get((name, i), (0, h.value))[1]
+                                               for i, h in enumerate(photo.halves)]
+    assert fixed.halves[-1] == photo.halves[-1] and fixed.tiles == photo.tiles
+    tile = _tile(rect_corners(np.array([[40.0, 20.0]]), np.array([np.pi]), np.full(1, 80.0), np.full(1, 40.0))[0],
+                 (shown, shown))
+    as_given, corrected = Tally(), Tally()
+    score_photo(photo, [tile], as_given)
+    score_photo(fixed, [tile], corrected)
+    assert (as_given.halves_correct, corrected.halves_correct) == (0, 2)
+    assert (as_given.tiles_exact, corrected.tiles_exact) == (0, 1)
+    elsewhere = LabelledPhoto(Path("real") / "another.jpg", photo.halves, photo.tiles)
+    assert elsewhere.with_errata() == elsewhere
+    with pytest.raises(ValueError, match="labels.json has changed"):
+        fixed.with_errata()
 
 
 def test_pair_halves_prefers_the_true_partner_over_a_neighbour() -> None:
@@ -401,9 +434,11 @@ def test_the_report_gives_recall_by_size_smallest_tiles_first(tmp_path) -> None:
     synthetic = Tally(truth_tiles=5, found=4, by_size={3: [1, 1], 0: [4, 3]})
     photos = Tally(truth_tiles=2, found=1)
     path = write_report(tmp_path, [SetResult("synthetic held-out", synthetic, 1.0, "seeds"),
-                                   SetResult("real-dev photos", photos, 1.0, "photos")], "header")
+                                   SetResult("real-dev photos", photos, 1.0, "photos",
+                                             errata=Tally(halves=4, halves_correct=3))], "header")
     text = path.read_text()
     assert "| 0%-5% | 4 | 0.7500 |\n| 20% and more | 1 | 1.0000 |" in text
+    assert text.count("label errata") == 1 and "per-half accuracy 0.7500," in text  # photos only
     assert text.count("Tile recall by size") == 1  # photos carry no sizes
 
 

@@ -50,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reader-defocus-share", type=float, default=IN_FOCUS.share, metavar="SHARE",
                    help=f"share of the reader's looks blurred again as by a lens out of focus (Gaussian sigma "
                         f"{IN_FOCUS.sigma[0]}-{IN_FOCUS.sigma[1]} px; default {IN_FOCUS.share}, none)")
+    p.add_argument("--reader-defocus-px", type=float, default=IN_FOCUS.sigma[1], metavar="PX",
+                   help=f"the reader's widest defocus, Gaussian sigma in the image's own pixels "
+                        f"(default {IN_FOCUS.sigma[1]:g})")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache", type=Path, default=ROOT / "var" / "train-cache")
     p.add_argument("--out", type=Path, default=MODELS_DIR)
@@ -72,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.reader_smear_px < SMEAR.px[0]:
         p.error(f"--reader-smear-px must be at least {SMEAR.px[0]:g}, got {args.reader_smear_px}")
     reader_smear = Smear(args.reader_smear_share, (SMEAR.px[0], args.reader_smear_px))
-    reader_defocus = Defocus(args.reader_defocus_share, IN_FOCUS.sigma)
+    if args.reader_defocus_px < IN_FOCUS.sigma[0]:
+        p.error(f"--reader-defocus-px must be at least {IN_FOCUS.sigma[0]:g}, got {args.reader_defocus_px}")
+    reader_defocus = Defocus(args.reader_defocus_share, (IN_FOCUS.sigma[0], args.reader_defocus_px))
     for flag, start in (("--detector-from", args.detector_from), ("--reader-from", args.reader_from)):
         if start is not None and not start.is_file():
             p.error(f"{flag}: {start} does not exist")
