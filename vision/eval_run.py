@@ -125,7 +125,9 @@ def eval_real_dev_resampled(reader: OnnxTileReader, full: SetResult, root: Path 
     """The real photos scored at each of ``shares`` of their size, pooled with ``full`` (``eval_real_dev``'s
     look at their own size) into one tally: a steadier figure for comparing two models than one look at 34
     tiles (still no tuning to them: the same rule for every photo)."""
-    tally, errata = copy.deepcopy(full.tally), copy.deepcopy(full.errata or Tally())
+    if full.errata is None:
+        raise ValueError("eval_real_dev_resampled pools onto eval_real_dev's result, which carries its errata tally")
+    tally, errata = copy.deepcopy(full.tally), copy.deepcopy(full.errata)
     start = time.perf_counter()
     photos = load_real_dev(root)
     for share in shares:

@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"the reader's longest smear, in the image's own pixels (default {SMEAR.px[1]:g})")
     p.add_argument("--reader-defocus-share", type=float, default=IN_FOCUS.share, metavar="SHARE",
                    help=f"share of the reader's looks blurred again as by a lens out of focus (Gaussian sigma "
-                        f"{IN_FOCUS.sigma[0]}-{IN_FOCUS.sigma[1]} px; default {IN_FOCUS.share}, none)")
+                        f"{IN_FOCUS.sigma[0]} px to --reader-defocus-px; default {IN_FOCUS.share}, none)")
     p.add_argument("--reader-defocus-px", type=float, default=IN_FOCUS.sigma[1], metavar="PX",
                    help=f"the reader's widest defocus, Gaussian sigma in the image's own pixels "
                         f"(default {IN_FOCUS.sigma[1]:g})")
