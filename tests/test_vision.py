@@ -252,17 +252,31 @@ def test_one_training_step_runs_and_exports(tmp_path: Path) -> None:
     blurred_more = open_session(out / "pip_reader.onnx", 1).run(None, {"halves": halves})[0]
     assert not np.allclose(blurred_more, blurred, atol=1e-6)  # a wider blur is another look
     for bad in (["--reader-smear-share", "1.5"], ["--reader-smear-px", "1"], ["--reader-defocus-share", "-0.1"],
-                ["--reader-defocus-px", "1"]):
+                ["--reader-defocus-px", "1"], ["--oblique-scenes", "-1"], ["--oblique-scenes", "100001"],
+                ["--scenes", "400001"]):
         with pytest.raises(SystemExit):
             train_main([*tune, *bad])
     with pytest.raises(SystemExit):  # a start that is not there
         train_main([*tune, "--reader-from", str(tmp_path / "none.onnx")])
 
+    cache = tmp_path / "cache"
+    assert not list(cache.glob("*-400000-*"))
+    assert train_main([*tune, "--reader-steps", "1", "--oblique-scenes", "1"]) == 0
+    assert len(list(cache.glob("*-400000-400000-1.pkl"))) == 1  # the oblique scene, rendered and cached apart
+
 
 def test_eval_vision_scores_the_oblique_set_beside_the_held_out_one(tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """The oblique set is the held-out scenes' kind seen from the real photos' angle, with its own seeds."""
-    from vision.synthetic_sets import OBLIQUE_EVAL_SEED0, OBLIQUE_EVAL_TILT, oblique_scene_options, scene_options
+    from vision.synthetic_sets import (
+        OBLIQUE_EVAL_SEED0,
+        OBLIQUE_EVAL_TILT,
+        OBLIQUE_TRAIN_SEED0,
+        TRAIN_SEED_LIMIT,
+        oblique_scene_options,
+        scene_options,
+        training_scene_options,
+    )
 
     for seed in range(OBLIQUE_EVAL_SEED0, OBLIQUE_EVAL_SEED0 + 3):
         plain, oblique = scene_options(seed), oblique_scene_options(seed)
@@ -270,6 +284,10 @@ def test_eval_vision_scores_the_oblique_set_beside_the_held_out_one(tmp_path: Pa
             k: v for k, v in plain.items() if not k.startswith("tilt")}
         # a wide lens may be held a little lower (its far corner must still see the table), never straight down
         assert 30.0 <= render_scene(seed, **oblique).camera.tilt_deg <= OBLIQUE_EVAL_TILT[1]
+    for seed in (0, OBLIQUE_TRAIN_SEED0 - 1):  # training scenes: seen as the held-out set is, up to the oblique ones
+        assert training_scene_options(seed) == scene_options(seed)
+    for seed in (OBLIQUE_TRAIN_SEED0, TRAIN_SEED_LIMIT - 1):
+        assert training_scene_options(seed) == oblique_scene_options(seed)
     out = tmp_path / "eval"
     assert main(["eval", "vision", "--min-tiles", "10", "--min-oblique-tiles", "10", "--skip-real",
                  "--threads", "1", "--out", str(out)]) == 0

@@ -337,7 +337,7 @@ def test_the_model_card_says_which_targets_are_missed_and_by_how_much() -> None:
     assert lines["- real-dev photos, half accuracy"] == "not measured (target 0.95)"
 
 
-def test_the_model_card_gives_the_camera_shake_each_model_trained_with(tmp_path) -> None:
+def test_the_model_card_gives_each_models_camera_shake_and_the_oblique_scenes(tmp_path) -> None:
     """A reader fine-tuned with a stronger smear must not be described with the detector's recipe."""
     from datetime import UTC, datetime
 
@@ -347,7 +347,7 @@ def test_the_model_card_gives_the_camera_shake_each_model_trained_with(tmp_path)
     (tmp_path / "pip_reader.onnx").write_bytes(b"x")
     card = tmp_path / "README.md"
     write_card(card, command="python -m vision.train --reader-smear-share 0.3", started=datetime.now(UTC),
-               machine="test", scenes=2, tiles=1, patches=1, steps=(1, 1), seed=0,
+               machine="test", scenes=2, tiles=1, patches=1, oblique_scenes=0, steps=(1, 1), seed=0,
                minutes={"render": 0.0, "detector": 0.0, "reader": 0.0, "total": 0.0}, results=[],
                models_dir=tmp_path, bench=(40, 2, {"detect": 1.0, "read": 1.0, "total": 2.0}), load=(0.0, 0.0),
                reader_smear=Smear(0.3, (1.5, 14.0)), reader_defocus=Defocus(0.15, (1.4, 2.6)))
@@ -355,6 +355,14 @@ def test_the_model_card_gives_the_camera_shake_each_model_trained_with(tmp_path)
     assert f"{SMEAR.share:.0%} of the detector's looks smeared 1.5-8 px" in text
     assert "30% of the reader's 1.5-14 px" in text
     assert "15% of the reader's looks blurred again, a lens out of focus (Gaussian sigma 1.4-2.6 px)" in text
+    assert "400000" not in text
+    write_card(card, command="python -m vision.train --oblique-scenes 1000", started=datetime.now(UTC),
+               machine="test", scenes=2, tiles=1, patches=1, oblique_scenes=1000, steps=(1, 1), seed=0,
+               minutes={"render": 0.0, "detector": 0.0, "reader": 0.0, "total": 0.0}, results=[],
+               models_dir=tmp_path, bench=(40, 2, {"detect": 1.0, "read": 1.0, "total": 2.0}), load=(0.0, 0.0))
+    text = " ".join(card.read_text().split())
+    assert "Also renderer seeds 400000..400999, each seen 45-55 degrees from straight down" in text
+    assert "1002 scenes" in text
 
 
 @settings(max_examples=30, deadline=None)

@@ -20,6 +20,8 @@ FRAME_SIZES = ((2028, 1520), (1640, 1232), (1280, 960), (1920, 1080))
 TILE_SHARE = (0.025, 0.25)
 VISIBLE_REQUIRED = 0.9  # a tile at least this visible must be found and read; less is optional
 OBLIQUE_SHARE = 0.25  # scenes whose camera may tilt up to 45 degrees (the renderer's default is 20)
+# training scenes seen from the oblique set's angle (``python -m vision.train --oblique-scenes``) take seeds from here
+OBLIQUE_TRAIN_SEED0 = 400_000
 
 
 def scene_options(seed: int) -> dict:
@@ -37,3 +39,9 @@ def oblique_scene_options(seed: int) -> dict:
     options = scene_options(seed)
     options["tilt_min_deg"], options["tilt_max_deg"] = OBLIQUE_EVAL_TILT
     return options
+
+
+def training_scene_options(seed: int) -> dict:
+    """A training scene's options: seeds from ``OBLIQUE_TRAIN_SEED0`` on are seen from the real photos' angle, which
+    ``scene_options`` never reaches (its steepest camera tilts 45 degrees)."""
+    return oblique_scene_options(seed) if seed >= OBLIQUE_TRAIN_SEED0 else scene_options(seed)

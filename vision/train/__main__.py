@@ -24,7 +24,7 @@ import torch
 
 from vision.eval_run import eval_oblique, eval_real_dev, eval_synthetic
 from vision.onnx_session import MODELS_DIR
-from vision.synthetic_sets import TRAIN_SEED_LIMIT
+from vision.synthetic_sets import OBLIQUE_TRAIN_SEED0, TRAIN_SEED_LIMIT
 from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear
 from vision.train.cache import load_or_render
 from vision.train.card import write_card
@@ -36,6 +36,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__)
     p.add_argument("--scenes", type=int, default=2000, help="training scenes (seeds 0..N-1)")
+    p.add_argument("--oblique-scenes", type=int, default=0, metavar="N",
+                   help=f"more training scenes seen 45-55 degrees from straight down, as the real photos are (seeds "
+                        f"{OBLIQUE_TRAIN_SEED0}..{OBLIQUE_TRAIN_SEED0}+N-1; default 0)")
     p.add_argument("--det-steps", type=int, default=24000)
     p.add_argument("--detector-from", type=Path, metavar="ONNX",
                    help="fine-tune this exported detector (its batch norms frozen) instead of training one afresh")
@@ -66,8 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     alone.add_argument("--detector-only", action="store_true",
                        help="train the tile detector alone, keeping the pip reader already in --out")
     args = p.parse_args(argv)
-    if args.scenes > TRAIN_SEED_LIMIT:
-        p.error(f"--scenes must stay below {TRAIN_SEED_LIMIT}: higher seeds are held out for evaluation")
+    if not 0 < args.scenes <= OBLIQUE_TRAIN_SEED0:
+        p.error(f"--scenes must lie in 1..{OBLIQUE_TRAIN_SEED0}: seeds from there on are --oblique-scenes'")
+    if not 0 <= args.oblique_scenes <= TRAIN_SEED_LIMIT - OBLIQUE_TRAIN_SEED0:
+        p.error(f"--oblique-scenes must lie in 0..{TRAIN_SEED_LIMIT - OBLIQUE_TRAIN_SEED0}: seeds from "
+                f"{TRAIN_SEED_LIMIT} on are held out for evaluation")
     if not 0.0 <= args.reader_smear_share <= 1.0:
         p.error(f"--reader-smear-share must lie in 0..1, got {args.reader_smear_share}")
     if not 0.0 <= args.reader_defocus_share <= 1.0:
@@ -96,8 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     started = datetime.now(UTC)
     load_at_start = os.getloadavg()[0]
     log(f"precision: {'bf16 mixed' if bf16 else 'fp32'}")
-    log(f"rendering {args.scenes} training scenes into {args.cache}")
-    samples = load_or_render(args.cache, range(args.scenes), workers=args.threads, log=log)
+    more = f" and {args.oblique_scenes} oblique ones" if args.oblique_scenes else ""
+    log(f"rendering {args.scenes} training scenes{more} into {args.cache}")
+    oblique = range(OBLIQUE_TRAIN_SEED0, OBLIQUE_TRAIN_SEED0 + args.oblique_scenes)
+    samples = [s for seeds in (range(args.scenes), oblique) if seeds
+               for s in load_or_render(args.cache, seeds, workers=args.threads, log=log)]
     t_render = time.perf_counter() - t0
     n_patches = sum(len(s.values) for s in samples)
     n_tiles = sum(len(s.corners) for s in samples)
@@ -150,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         started=started,
         machine=f"{platform.machine()} {platform.processor() or ''}".strip() + f", {args.threads} torch threads",
         scenes=args.scenes,
+        oblique_scenes=args.oblique_scenes,
         tiles=n_tiles,
         patches=n_patches,
         steps=(args.det_steps, args.reader_steps),

@@ -19,7 +19,7 @@ import numpy as np
 
 from vision.geometry import HALF_PATCH
 from vision.pips import rectify
-from vision.synthetic_sets import VISIBLE_REQUIRED, scene_options
+from vision.synthetic_sets import VISIBLE_REQUIRED, training_scene_options
 
 FRAME_SIDE = 768  # cached frames' longest side: a little room to zoom in past the detector's 640
 CACHE_VERSION = 6  # 6: most sets print a 10 as a ring (vision.synth.pips)
@@ -45,7 +45,7 @@ class SceneSample:
 def render_sample(seed: int) -> SceneSample:
     from vision.synth import render_scene
 
-    scene = render_scene(seed, **scene_options(seed))
+    scene = render_scene(seed, **training_scene_options(seed))
     img = scene.image
     h, w = img.shape[:2]
     scale = FRAME_SIDE / max(h, w)

@@ -12,7 +12,9 @@ from vision.pips import MARGIN_X, MARGIN_Y
 from vision.synthetic_sets import (
     EVAL_SEED0,
     FRAME_SIZES,
+    OBLIQUE_EVAL_TILT,
     OBLIQUE_SHARE,
+    OBLIQUE_TRAIN_SEED0,
     TILE_SHARE,
     TRAIN_SEED_LIMIT,
     VISIBLE_REQUIRED,
@@ -45,7 +47,8 @@ def targets_markdown(results: list[SetResult]) -> str:
 
 
 def write_card(path: Path, *, command: str, started: datetime, machine: str, scenes: int, tiles: int, patches: int,
-               steps: tuple[int, int], seed: int, minutes: dict[str, float], results: list[SetResult],
+               oblique_scenes: int, steps: tuple[int, int], seed: int, minutes: dict[str, float],
+               results: list[SetResult],
                models_dir: Path, bench: tuple[int, int, dict[str, float]], load: tuple[float, float],
                detector_kept: bool = False, reader_kept: bool = False, detector_from: Path | None = None,
                reader_from: Path | None = None, bf16: bool = False, reader_smear: Smear = SMEAR,
@@ -55,6 +58,7 @@ def write_card(path: Path, *, command: str, started: datetime, machine: str, sce
     ``detector_kept``: this run trained the reader alone (``--reader-only``) beside an earlier detector;
     ``reader_kept`` the other way round (``--detector-only``). ``detector_from``: the exported detector
     that this run fine-tuned (``--detector-from``), ``reader_from`` likewise the reader (``--reader-from``).
+    ``oblique_scenes``: training scenes seen from the oblique set's angle (``--oblique-scenes``), beside ``scenes``.
     ``bf16``: the run trained in mixed precision. ``reader_smear``, ``reader_defocus``: the camera shake and
     lens of the reader's looks."""
     sizes = {f.name: f.stat().st_size / 1e6 for f in sorted(models_dir.glob("*.onnx"))}
@@ -62,6 +66,10 @@ def write_card(path: Path, *, command: str, started: datetime, machine: str, sce
     defocus_text = (f"; then {reader_defocus.share:.0%} of the reader's looks blurred again, a lens out of focus "
                     f"(Gaussian sigma {reader_defocus.sigma[0]}-{reader_defocus.sigma[1]} px)"
                     if reader_defocus.share > 0 else "")
+    last = OBLIQUE_TRAIN_SEED0 + oblique_scenes - 1
+    oblique_text = (f"\n  Also renderer seeds {OBLIQUE_TRAIN_SEED0}..{last}, each seen "
+                    f"{OBLIQUE_EVAL_TILT[0]:g}-{OBLIQUE_EVAL_TILT[1]:g} degrees from straight down as the oblique set "
+                    f"is (`training_scene_options`)." if oblique_scenes else "")
     detector_time = "not trained (kept)" if detector_kept else f"{minutes['detector']:.1f} min"
     reader_time = "not trained (kept)" if reader_kept else f"{minutes['reader']:.1f} min"
     precision = "bf16 mixed precision (activations in bfloat16)" if bf16 else "float32"
@@ -127,8 +135,8 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
   {TILE_SHARE[0]:.1%}-{TILE_SHARE[1]:.0%} of the frame's longest side; camera tilt up to 45 degrees in
   {OBLIQUE_SHARE:.0%} of scenes (else the renderer's 20); everything else (kind of scene,
   set, colours, camera tilt and lens, light, occluders, blur, noise, JPEG) as the renderer randomises it
-  by seed. A tile at least {VISIBLE_REQUIRED:.0%} visible and not held in a hand must be found and read.
-  {scenes} scenes, {tiles} tiles, {patches} readable tile patches.
+  by seed. A tile at least {VISIBLE_REQUIRED:.0%} visible and not held in a hand must be found and read.{oblique_text}
+  {scenes + oblique_scenes} scenes, {tiles} tiles, {patches} readable tile patches.
 - Detector: frames cached at longest side 768 (JPEG 93); random 256x256 crops at zoom {ZOOM[0]}-{ZOOM[1]}x
   relative to the run-time scale, any rotation, mirror; the loss ignores tiles held in a hand or under
   60% visible, and tiles the crop cuts to under 70%.
