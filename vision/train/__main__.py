@@ -24,7 +24,7 @@ import torch
 
 from vision.eval_run import eval_oblique, eval_real_dev, eval_synthetic
 from vision.onnx_session import MODELS_DIR
-from vision.synthetic_sets import OBLIQUE_TRAIN_SEED0, TRAIN_SEED_LIMIT
+from vision.synthetic_sets import OBLIQUE_EVAL_TILT, OBLIQUE_TRAIN_SEED0, TRAIN_SEED_LIMIT
 from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear
 from vision.train.cache import load_or_render
 from vision.train.card import write_card
@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__)
     p.add_argument("--scenes", type=int, default=2000, help="training scenes (seeds 0..N-1)")
     p.add_argument("--oblique-scenes", type=int, default=0, metavar="N",
-                   help=f"more training scenes seen 45-55 degrees from straight down, as the real photos are (seeds "
+                   help=f"more training scenes seen {OBLIQUE_EVAL_TILT[0]:g}-{OBLIQUE_EVAL_TILT[1]:g} degrees from "
+                        f"straight down, as the real photos are (seeds "
                         f"{OBLIQUE_TRAIN_SEED0}..{OBLIQUE_TRAIN_SEED0}+N-1; default 0)")
     p.add_argument("--det-steps", type=int, default=24000)
     p.add_argument("--detector-from", type=Path, metavar="ONNX",
@@ -105,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     more = f" and {args.oblique_scenes} oblique ones" if args.oblique_scenes else ""
     log(f"rendering {args.scenes} training scenes{more} into {args.cache}")
     oblique = range(OBLIQUE_TRAIN_SEED0, OBLIQUE_TRAIN_SEED0 + args.oblique_scenes)
-    samples = [s for seeds in (range(args.scenes), oblique) if seeds
+    samples = [s for seeds in (range(args.scenes), oblique)
                for s in load_or_render(args.cache, seeds, workers=args.threads, log=log)]
     t_render = time.perf_counter() - t0
     n_patches = sum(len(s.values) for s in samples)
