@@ -50,6 +50,40 @@ def test_finds_and_reads_fresh_held_out_scenes(reader: OnnxTileReader, scenes: l
     assert m["half_accuracy_of_found"] >= 0.98, m
 
 
+def test_the_refiner_sets_badly_drawn_boxes_on_the_tiles_seen_from_the_side() -> None:
+    """Boxes drawn a tenth short and shifted along, on an oblique held-out scene: the refined corners lie closer to
+    the renderer's than the boxes did, and the reader reads the halves of tiles seen from the side far better for it
+    (it measured 298 of 342 halves found against 259 without, 2026-12-05), its tiles' outlines unchanged."""
+    from vision.corners import OnnxCornerRefiner
+    from vision.synthetic_sets import OBLIQUE_EVAL_SEED0, oblique_scene_options
+
+    seeds = range(OBLIQUE_EVAL_SEED0 + 90_001, OBLIQUE_EVAL_SEED0 + 90_006)
+    scenes = [render_scene(seed, **oblique_scene_options(seed)) for seed in seeds]
+    truth = np.array([t.corners for t in scenes[0].tiles if t.face == "up" and t.visible >= 0.99 and not t.held],
+                     np.float32)
+    assert len(truth) >= 10
+    centre = truth.mean(axis=1, keepdims=True)
+    along = (truth[:, :2].mean(axis=1) - truth[:, 2:].mean(axis=1))[:, None]  # end 0 minus end 1
+    boxes = centre + (truth - centre) * np.float32([0.9]) + 0.08 * along
+    refined = OnnxCornerRefiner(threads=1).refine(scenes[0].image, boxes)
+    off = lambda quads: float(np.linalg.norm(quads - truth, axis=2).mean())  # noqa: E731
+    assert off(refined) < 0.5 * off(boxes), (off(refined), off(boxes))
+
+    reader = OnnxTileReader(threads=1, max_value=18)
+    right, outlines = {}, {}
+    for passes in (0, reader.corners.passes):
+        reader.corners.passes = passes
+        tally, seen = Tally(), []
+        for scene in scenes:
+            tiles = reader.read(scene.image)
+            score_synthetic(synthetic_truth(scene), tiles, tally)
+            seen.extend(t.corners for t in tiles)
+        right[passes], outlines[passes] = (tally.halves_correct, tally.halves_found), seen
+    assert outlines[0] == outlines[reader.corners.passes]
+    (before, found), (after, _) = right[0], right[reader.corners.passes]
+    assert after >= 0.85 * found and after >= before + 0.05 * found, right
+
+
 def test_a_far_off_table_is_looked_at_larger_and_the_camera_keeps_that_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tiles 60-80 px long in a 2028-px frame are ~22 px at the 640-px input: too small to outline well."""
     import vision.detector
@@ -200,8 +234,8 @@ def test_one_training_step_runs_and_exports(tmp_path: Path) -> None:
     from vision.train.__main__ import main as train_main
 
     out = tmp_path / "models"
-    assert train_main(["--scenes", "2", "--det-steps", "1", "--reader-steps", "1", "--cache", str(tmp_path / "cache"),
-                       "--out", str(out), "--threads", "1", "--skip-eval"]) == 0
+    assert train_main(["--scenes", "2", "--det-steps", "1", "--reader-steps", "1", "--refiner-steps", "1",
+                       "--cache", str(tmp_path / "cache"), "--out", str(out), "--threads", "1", "--skip-eval"]) == 0
     tiny = np.array([np.finfo(np.float64).tiny])
     assert (tiny / 2)[0] > 0.0  # training left the thread's floats as it found them (no flushing to zero)
     reader = OnnxTileReader(models_dir=out, threads=1)
@@ -209,13 +243,24 @@ def test_one_training_step_runs_and_exports(tmp_path: Path) -> None:
     assert isinstance(reader.read(image), list)  # untrained, but the exported graphs run end to end
 
     detector, pips = (out / "tile_detector.onnx").read_bytes(), (out / "pip_reader.onnx").read_bytes()
+    refiner = (out / "corner_refiner.onnx").read_bytes()
     again = ["--scenes", "2", "--reader-steps", "2", "--cache", str(tmp_path / "cache"), "--out", str(out),
              "--threads", "1", "--skip-eval", "--reader-only"]
     assert train_main(again) == 0
     assert (out / "tile_detector.onnx").read_bytes() == detector  # kept as it was
+    assert (out / "corner_refiner.onnx").read_bytes() == refiner  # and so was this
     assert (out / "pip_reader.onnx").read_bytes() != pips  # trained again, two steps this time
     with pytest.raises(SystemExit):  # nothing to keep
         train_main([*again, "--out", str(tmp_path / "empty")])
+    pips = (out / "pip_reader.onnx").read_bytes()
+    alone = ["--scenes", "2", "--refiner-steps", "2", "--cache", str(tmp_path / "cache"), "--out", str(out),
+             "--threads", "1", "--skip-eval", "--refiner-only"]
+    assert train_main(alone) == 0
+    assert (out / "tile_detector.onnx").read_bytes() == detector
+    assert (out / "pip_reader.onnx").read_bytes() == pips
+    assert (out / "corner_refiner.onnx").read_bytes() != refiner  # trained again, two steps
+    with pytest.raises(SystemExit):
+        train_main([*alone, "--out", str(tmp_path / "empty")])
 
     start = tmp_path / "start.onnx"
     start.write_bytes(detector)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -347,8 +348,8 @@ def test_the_model_card_gives_each_models_camera_shake_and_the_oblique_scenes(tm
     (tmp_path / "pip_reader.onnx").write_bytes(b"x")
     card = tmp_path / "README.md"
     write_card(card, command="python -m vision.train --reader-smear-share 0.3", started=datetime.now(UTC),
-               machine="test", scenes=2, tiles=1, patches=1, oblique_scenes=0, steps=(1, 1), seed=0,
-               minutes={"render": 0.0, "detector": 0.0, "reader": 0.0, "total": 0.0}, results=[],
+               machine="test", scenes=2, tiles=1, patches=1, oblique_scenes=0, steps=(1, 1, 1), seed=0,
+               minutes={"render": 0.0, "detector": 0.0, "reader": 0.0, "refiner": 0.0, "total": 0.0}, results=[],
                models_dir=tmp_path, bench=(40, 2, {"detect": 1.0, "read": 1.0, "total": 2.0}), load=(0.0, 0.0),
                reader_smear=Smear(0.3, (1.5, 14.0)), reader_defocus=Defocus(0.15, (1.4, 2.6)))
     text = " ".join(card.read_text().split())
@@ -357,8 +358,8 @@ def test_the_model_card_gives_each_models_camera_shake_and_the_oblique_scenes(tm
     assert "15% of the reader's looks blurred again, a lens out of focus (Gaussian sigma 1.4-2.6 px)" in text
     assert "400000" not in text
     write_card(card, command="python -m vision.train --oblique-scenes 1000", started=datetime.now(UTC),
-               machine="test", scenes=2, tiles=1, patches=1, oblique_scenes=1000, steps=(1, 1), seed=0,
-               minutes={"render": 0.0, "detector": 0.0, "reader": 0.0, "total": 0.0}, results=[],
+               machine="test", scenes=2, tiles=1, patches=1, oblique_scenes=1000, steps=(1, 1, 1), seed=0,
+               minutes={"render": 0.0, "detector": 0.0, "reader": 0.0, "refiner": 0.0, "total": 0.0}, results=[],
                models_dir=tmp_path, bench=(40, 2, {"detect": 1.0, "read": 1.0, "total": 2.0}), load=(0.0, 0.0))
     text = " ".join(card.read_text().split())
     assert "Also renderer seeds 400000..400999, each seen 45-55 degrees from straight down" in text
@@ -496,3 +497,40 @@ def test_a_resampled_real_photo_carries_its_labels_with_it(tmp_path) -> None:
     assert (x0, y0, x1, y1) == (100, 50, 110, 70)
     assert small[y0 + 2 : y1 - 2, x0 + 2 : x1 - 2].min() > 200  # the label still sits on the bright half
     assert labels.halves[0].value == 3
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_corner_move_lands_where_the_refiner_put_it_in_its_patch(seed: int) -> None:
+    """The refiner's moves are in its patch's pixels: mapped to the frame and seen from the box again, there."""
+    from vision.corners import BOX, MOVE_SCALE, moved_corners
+
+    rng = np.random.default_rng(seed)
+    quads = rect_corners(rng.uniform(100, 900, (6, 2)), rng.uniform(-np.pi, np.pi, 6), rng.uniform(20, 300, 6),
+                         rng.uniform(10, 150, 6)) + rng.normal(0, 2, (6, 4, 2)).astype(np.float32)
+    moves = rng.normal(0, 0.5, (6, 8)).astype(np.float32)
+    moved = moved_corners(quads, moves)
+    for quad, points, move in zip(quads, moved, moves, strict=True):
+        seen = cv2.perspectiveTransform(points[None], cv2.getPerspectiveTransform(quad, BOX))[0]
+        np.testing.assert_allclose(seen, BOX + move.reshape(4, 2) * MOVE_SCALE, atol=1e-2)
+    np.testing.assert_allclose(moved_corners(quads, np.zeros_like(moves)), quads, atol=1e-3)  # no move, no change
+
+
+def test_the_refiners_targets_outline_the_tile_its_patch_shows() -> None:
+    """Through badly drawn boxes, turned end for end and mirrored, the target still outlines the tile in the patch."""
+    from vision.corners import BOX, MOVE_SCALE, PATCH_H, PATCH_W
+    from vision.train.cache import WH, WIDE_QUAD, WW
+    from vision.train.refiner_data import refiner_batch
+
+    wide = np.full((1, WH, WW, 3), 30, np.uint8)  # a dark table
+    cv2.fillConvexPoly(wide[0], np.round(WIDE_QUAD).astype(np.int32), (235, 235, 235))  # and one blank white tile
+    x, moves = refiner_batch(wide, np.random.default_rng(4), 64)
+    assert x.shape == (64, 2, PATCH_H, PATCH_W) and moves.shape == (64, 8)
+    overlaps = []
+    for dark, move in zip(x[:, 0], moves, strict=True):
+        outline = np.zeros((PATCH_H, PATCH_W), np.uint8)
+        cv2.fillConvexPoly(outline, np.round(BOX + move.reshape(4, 2) * MOVE_SCALE).astype(np.int32), 1)
+        tile = dark < 1.0  # the face's own darkness is 0, the table's about 2
+        overlaps.append((tile & (outline > 0)).sum() / (tile | (outline > 0)).sum())
+    assert np.median(overlaps) > 0.9 and min(overlaps) > 0.7
+    assert 1.0 < np.abs(moves * MOVE_SCALE).mean() < 8.0  # the boxes were drawn off, but each corner stays its own

@@ -72,16 +72,24 @@ def _seen_by(quad: np.ndarray, dst: np.ndarray, size: tuple[int, int]) -> np.nda
 
 
 def half_features(patches: np.ndarray) -> np.ndarray:
-    """Tile patches (N, 2*HP, HP, 3) uint8 -> reader input (2N, 2, HP, HP) float32, halves[0] first.
+    """Tile patches (N, 2*HP, HP, 3) uint8 -> reader input (2N, 2, HP, HP) float32, halves[0] first."""
+    n = len(patches)
+    x = face_relative(patches, (slice(MARGIN_Y, 2 * _HP - MARGIN_Y), slice(MARGIN_X, _HP - MARGIN_X)))
+    top = x[:, :, :_HP]
+    bottom = x[:, :, _HP:, :][:, :, ::-1, ::-1]
+    return np.ascontiguousarray(np.stack([top, bottom], axis=1).reshape(2 * n, 2, _HP, _HP))
 
-    The face colour is a high percentile per channel over the box, since pips cover less than half a face. It is
-    taken, as ``np.percentile`` would, from the two order statistics about it (a partition, not a sort), and the
-    sums over the three channels are spelt out: numpy's reductions over a last axis of three cost more than the
-    arithmetic itself.
+
+def face_relative(patches: np.ndarray, box: tuple[slice, slice]) -> np.ndarray:
+    """Patches (N, H, W, 3) uint8 -> (N, 2, H, W) float32: darkness relative to each tile's face colour, and colour
+    distance from it, both divided by the face's brightness; the face colour is taken over ``box`` (rows, columns).
+
+    The face colour is a high percentile per channel, since pips cover less than half a face. It is taken, as
+    ``np.percentile`` would, from the two order statistics about it (a partition, not a sort), and the sums over the
+    three channels are spelt out: numpy's reductions over a last axis of three cost more than the arithmetic itself.
     """
     n = len(patches)
-    inner = patches[:, MARGIN_Y : 2 * _HP - MARGIN_Y, MARGIN_X : _HP - MARGIN_X].reshape(n, -1, 3)
-    face = _face_colour(inner)  # (N,3)
+    face = _face_colour(patches[:, box[0], box[1]].reshape(n, -1, 3))  # (N,3)
     face_lum = np.maximum(face.mean(axis=1), 16.0)[:, None, None]
     f = patches.astype(np.float32)
     b, g, r = f[..., 0], f[..., 1], f[..., 2]
@@ -89,10 +97,7 @@ def half_features(patches: np.ndarray) -> np.ndarray:
     db, dg, dr = b - face[:, None, None, 0], g - face[:, None, None, 1], r - face[:, None, None, 2]
     dark = (face_lum - lum) / face_lum
     colour = np.sqrt(db * db + dg * dg + dr * dr) / face_lum
-    x = np.stack([np.clip(dark, -1, 1.5) * 2, np.clip(colour, 0, 1.5) * 2], axis=1)  # (N,2,2HP,HP)
-    top = x[:, :, :_HP]
-    bottom = x[:, :, _HP:, :][:, :, ::-1, ::-1]
-    return np.ascontiguousarray(np.stack([top, bottom], axis=1).reshape(2 * n, 2, _HP, _HP))
+    return np.stack([np.clip(dark, -1, 1.5) * 2, np.clip(colour, 0, 1.5) * 2], axis=1)
 
 
 def _face_colour(inner: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""The TileReader the hub uses: detector, then pip reader, then typed DetectedTiles."""
+"""The TileReader the hub uses: detector, corner refiner, then pip reader, then typed DetectedTiles."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.corners import OnnxCornerRefiner
 from vision.detector import SURE, Candidate, OnnxTileDetector
 from vision.geometry import NUM_VALUES, half_centers
 from vision.onnx_session import MODELS_DIR
@@ -19,7 +20,8 @@ from vision.view import SEARCHED_VIEWS, STRAIGHT, View, ViewEvidence, choose_vie
 
 @dataclass
 class StageTimes:
-    """Milliseconds spent in each stage by the last ``read`` call (for bench and detect)."""
+    """Milliseconds spent in each stage by the last ``read`` call (for bench and detect). Reading a tile takes
+    setting its corners on its edges first (``vision.corners``), and ``read`` counts both."""
 
     detect: float = 0.0
     read: float = 0.0
@@ -58,6 +60,7 @@ class OnnxTileReader:
         if not 0 < self.max_value < NUM_VALUES:
             raise ValueError(f"max_value must be 1..{NUM_VALUES - 1}, got {self.max_value}")
         self.detector = OnnxTileDetector(self.models_dir, self.threads, self.threshold, self.sticky, self.mirrored)
+        self.corners = OnnxCornerRefiner(self.models_dir, self.threads)
         self.pips = OnnxPipReader(self.models_dir, self.threads)
 
     def read(self, image: np.ndarray, backs_at: Sequence[Point] = (), within: float = 0.0) -> list[DetectedTile]:
@@ -88,17 +91,23 @@ class OnnxTileReader:
             return bool(len(gaps)) and float(gaps.min()) <= within
 
         to_read = [c for c in found if c.face == "up" or near(c)]
-        probs = (self.pips.read(image, np.stack([c.corners for c in to_read])) if to_read
-                 else np.zeros((0, 2, NUM_VALUES)))
+        boxes = np.array([c.corners for c in to_read], np.float32).reshape(-1, 4, 2)
+        probs = self._probs(image, self.corners.refine(image, boxes))
+        # How surely the view's own boxes read says how well the detector saw in it (``choose_view``); the refined
+        # corners read surely in nearly every view, so their certainty would no longer tell the views apart.
+        boxed = self._probs(image, boxes) if self.view_search else probs
         t2 = time.perf_counter()
         self.times = StageTimes(detect=self.times.detect + (t1 - t0) * 1000, read=self.times.read + (t2 - t1) * 1000)
-        probs = probs[:, :, : self.max_value + 1]
-        probs = probs / np.maximum(probs.sum(axis=-1, keepdims=True), 1e-12)
         read_probs = dict(zip((id(c) for c in to_read), probs, strict=True))
-        up = [read_probs[id(c)].max(axis=-1) for c in to_read if c.face == "up"]
+        up = [p.max(axis=-1) for c, p in zip(to_read, boxed, strict=True) if c.face == "up"]
         evidence = ViewEvidence(sure_tiles=sum(c.score >= SURE for c in found),
                                 read_certainty=float(np.mean(up)) if up else 0.0)
         return [self._tile(c, read_probs.get(id(c))) for c in found], evidence
+
+    def _probs(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
+        """Per-half probabilities over 0..max_value (N, 2, max_value+1) of the tiles at ``quads``."""
+        probs = self.pips.read(image, quads)[:, :, : self.max_value + 1]
+        return probs / np.maximum(probs.sum(axis=-1, keepdims=True), 1e-12)
 
     def _found_in(self, image: np.ndarray, view: View) -> list[Candidate]:
         """The detector's tiles in ``view`` of ``image``, in the frame's pixels (parallelograms once stretched)."""

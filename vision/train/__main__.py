@@ -1,4 +1,4 @@
-"""``python -m vision.train``: render, train both models, export ONNX, measure, write the model card.
+"""``python -m vision.train``: render, train the three models, export ONNX, measure, write the model card.
 
 Everything is seeded: the renderer by scene seed, the augmentation and the weights by --seed.
 """
@@ -22,13 +22,24 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from vision.corners import REFINER_FILE
+from vision.detector import DETECTOR_FILE
 from vision.eval_run import eval_oblique, eval_real_dev, eval_synthetic
 from vision.onnx_session import MODELS_DIR
+from vision.pips import READER_FILE
 from vision.synthetic_sets import OBLIQUE_EVAL_TILT, OBLIQUE_TRAIN_SEED0, TRAIN_SEED_LIMIT
 from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear
 from vision.train.cache import load_or_render
 from vision.train.card import write_card
-from vision.train.fit import bf16_fast, export_detector, export_reader, train_detector, train_reader
+from vision.train.fit import (
+    bf16_fast,
+    export_detector,
+    export_reader,
+    export_refiner,
+    train_detector,
+    train_reader,
+    train_refiner,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reader-defocus-px", type=float, default=IN_FOCUS.sigma[1], metavar="PX",
                    help=f"the reader's widest defocus, Gaussian sigma in the image's own pixels "
                         f"(default {IN_FOCUS.sigma[1]:g})")
+    p.add_argument("--refiner-steps", type=int, default=4000, help="the corner refiner's steps (default 4000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cache", type=Path, default=ROOT / "var" / "train-cache")
     p.add_argument("--out", type=Path, default=MODELS_DIR)
@@ -66,9 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-eval", action="store_true", help="do not measure or write the model card")
     alone = p.add_mutually_exclusive_group()
     alone.add_argument("--reader-only", action="store_true",
-                       help="train the pip reader alone, keeping the tile detector already in --out")
+                       help="train the pip reader alone, keeping the other models already in --out")
     alone.add_argument("--detector-only", action="store_true",
-                       help="train the tile detector alone, keeping the pip reader already in --out")
+                       help="train the tile detector alone, keeping the other models already in --out")
+    alone.add_argument("--refiner-only", action="store_true",
+                       help="train the corner refiner alone, keeping the other models already in --out")
     args = p.parse_args(argv)
     if not 0 < args.scenes <= OBLIQUE_TRAIN_SEED0:
         p.error(f"--scenes must lie in 1..{OBLIQUE_TRAIN_SEED0}: seeds from there on are --oblique-scenes'")
@@ -88,10 +102,14 @@ def main(argv: list[str] | None = None) -> int:
     for flag, start in (("--detector-from", args.detector_from), ("--reader-from", args.reader_from)):
         if start is not None and not start.is_file():
             p.error(f"{flag}: {start} does not exist")
-    for alone_on, flag, kept in ((args.reader_only, "--reader-only", "tile_detector.onnx"),
-                                 (args.detector_only, "--detector-only", "pip_reader.onnx")):
-        if alone_on and not (args.out / kept).is_file():
-            p.error(f"{flag} keeps {kept} in --out, and {args.out / kept} does not exist")
+    trains = {DETECTOR_FILE: not (args.reader_only or args.refiner_only),
+              READER_FILE: not (args.detector_only or args.refiner_only),
+              REFINER_FILE: not (args.detector_only or args.reader_only)}
+    for flag, on in (("--reader-only", args.reader_only), ("--detector-only", args.detector_only),
+                     ("--refiner-only", args.refiner_only)):
+        for kept in (name for name, trained in trains.items() if on and not trained):
+            if not (args.out / kept).is_file():
+                p.error(f"{flag} keeps {kept} in --out, and {args.out / kept} does not exist")
     torch.set_num_threads(args.threads)
     bf16 = args.precision == "bf16" or (args.precision == "auto" and bf16_fast())
     args.out.mkdir(parents=True, exist_ok=True)
@@ -115,27 +133,34 @@ def main(argv: list[str] | None = None) -> int:
 
     t1 = time.perf_counter()
     workers = 1 if args.threads > 1 else 0  # a batch-making process beside torch pays off only with a core to spare
-    if not args.reader_only:
+    if trains[DETECTOR_FILE]:
         # the batch-making process keeps one core busy: a second torch thread beside it only waited for it (under
         # bf16, steps of 0.17-0.21 s on two threads against 0.13-0.15 s on one, 2026-12-03)
         torch.set_num_threads(max(1, args.threads - workers))
         det = train_detector(samples, args.det_steps, lr=args.det_lr, seed=args.seed, workers=workers, log=log,
                              start=args.detector_from, bf16=bf16)
-        export_detector(det, args.out / "tile_detector.onnx")
+        export_detector(det, args.out / DETECTOR_FILE)
         torch.set_num_threads(args.threads)
     t_det = time.perf_counter() - t1
     t2 = time.perf_counter()
-    if not args.detector_only:  # the patches are joined only here: 2 GB for 6,000 scenes
+    if trains[READER_FILE]:  # the patches are joined only here: 2 GB for 6,000 scenes
         context = np.concatenate([s.context for s in samples])
         values = np.concatenate([s.values for s in samples])
         rd = train_reader(context, values, args.reader_steps, seed=args.seed, workers=workers, log=log, bf16=bf16,
                           start=args.reader_from, smear=reader_smear, defocus=reader_defocus)
-        export_reader(rd, args.out / "pip_reader.onnx")
+        export_reader(rd, args.out / READER_FILE)
     t_reader = time.perf_counter() - t2
+    t3 = time.perf_counter()
+    if trains[REFINER_FILE]:
+        wide = np.concatenate([s.wide for s in samples])
+        rf = train_refiner(wide, args.refiner_steps, seed=args.seed, workers=workers, log=log, bf16=bf16)
+        export_refiner(rf, args.out / REFINER_FILE)
+        del wide
+    t_refiner = time.perf_counter() - t3
     t_train = time.perf_counter() - t0
     load_at_end = os.getloadavg()[0]
     log(f"trained in {t_train / 60:.1f} min (render {t_render / 60:.1f}, detector {t_det / 60:.1f},"
-        f" reader {t_reader / 60:.1f})")
+        f" reader {t_reader / 60:.1f}, refiner {t_refiner / 60:.1f})")
     if args.skip_eval:
         return 0
 
@@ -163,17 +188,19 @@ def main(argv: list[str] | None = None) -> int:
         oblique_scenes=args.oblique_scenes,
         tiles=n_tiles,
         patches=n_patches,
-        steps=(args.det_steps, args.reader_steps),
+        steps=(args.det_steps, args.reader_steps, args.refiner_steps),
         seed=args.seed,
-        minutes={"render": t_render / 60, "detector": t_det / 60, "reader": t_reader / 60, "total": t_train / 60},
+        minutes={"render": t_render / 60, "detector": t_det / 60, "reader": t_reader / 60, "refiner": t_refiner / 60,
+                 "total": t_train / 60},
         results=results,
         models_dir=args.out,
         bench=(bench_tiles, args.threads, bench_ms),
         load=(load_at_start, load_at_end),
         reader_smear=reader_smear,
         reader_defocus=reader_defocus,
-        detector_kept=args.reader_only,
-        reader_kept=args.detector_only,
+        detector_kept=not trains[DETECTOR_FILE],
+        reader_kept=not trains[READER_FILE],
+        refiner_kept=not trains[REFINER_FILE],
         detector_from=args.detector_from,
         reader_from=args.reader_from,
         bf16=bf16,

@@ -121,6 +121,17 @@ def photometric(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0
     return out
 
 
+def camera_looks(patches: np.ndarray, rng: np.random.Generator, group: int, strength: float = 1.0,
+                 smear: Smear = SMEAR, defocus: Defocus = IN_FOCUS) -> None:
+    """Patches (N, H, W, 3) uint8 given camera looks in place, one look per ``group`` of them side by side (a look
+    drawn per patch costs more than the warp that made it)."""
+    w = patches.shape[2]
+    for g in range(0, len(patches), group):
+        strip = np.concatenate(list(patches[g : g + group]), axis=1)
+        strip = defocus.apply(photometric(strip, rng, strength, smear), rng)
+        patches[g : g + group] = np.stack(np.split(strip, strip.shape[1] // w, axis=1))
+
+
 def motion_kernel(length: float, angle: float) -> np.ndarray:
     """A straight smear ``length`` pixels long at ``angle`` (radians), as a normalised filter kernel."""
     size = int(np.ceil(length)) | 1

@@ -3,7 +3,8 @@
 Per scene: the frame shrunk to ``FRAME_SIDE`` (JPEG) with every tile's quad, face and an ignore
 flag (mostly hidden or cut off, or held in a hand), and, per readable tile, a "context" patch rectified
 from the full-resolution frame with a margin around the tile, so that training can jitter the
-corners the way an imperfect detector would and still rectify from real pixels.
+corners the way an imperfect detector would and still rectify from real pixels; and a "wide" one with a
+margin twice as big, for the corner refiner, whose patches reach further round a box drawn badly.
 """
 
 from __future__ import annotations
@@ -22,14 +23,17 @@ from vision.pips import rectify
 from vision.synthetic_sets import VISIBLE_REQUIRED, training_scene_options
 
 FRAME_SIDE = 768  # cached frames' longest side: a little room to zoom in past the detector's 640
-CACHE_VERSION = 6  # 6: most sets print a 10 as a ring (vision.synth.pips)
+CACHE_VERSION = 7  # 6: most sets print a 10 as a ring (vision.synth.pips); 7: the wide patches
 # context canvas: the tile fills [MX, MX+HP] x [MY, MY+2HP] of a CW x CH patch
 MX, MY = 12, 16
 CW, CH = HALF_PATCH + 2 * MX, 2 * HALF_PATCH + 2 * MY
 CONTEXT_QUAD = np.float32(
     [[MX, MY], [MX + HALF_PATCH, MY], [MX + HALF_PATCH, MY + 2 * HALF_PATCH], [MX, MY + 2 * HALF_PATCH]]
 ) - 0.5
-
+# the corner refiner's wide canvas: the tile fills [WX, WX+HP] x [WY, WY+2HP] of a WW x WH patch
+WX, WY = 24, 32
+WW, WH = HALF_PATCH + 2 * WX, 2 * HALF_PATCH + 2 * WY
+WIDE_QUAD = CONTEXT_QUAD + np.float32([WX - MX, WY - MY])
 
 
 @dataclass
@@ -40,6 +44,7 @@ class SceneSample:
     ignore: np.ndarray  # (T,) bool: held in a hand or under 60% visible: neither required nor penalised
     context: np.ndarray  # (R, CH, CW, 3) uint8: readable tiles, rectified with a margin
     values: np.ndarray  # (R, 2) int64: (top half, bottom half) of each context patch
+    wide: np.ndarray  # (R, WH, WW, 3) uint8: the same tiles with a wider margin
 
 
 def render_sample(seed: int) -> SceneSample:
@@ -58,10 +63,10 @@ def render_sample(seed: int) -> SceneSample:
     visible = np.array([t.visible for t in tiles], np.float32)
     ignore = np.array([t.held for t in tiles], bool) | (visible < 0.6)
     readable = ~face_down & ~ignore & (visible >= VISIBLE_REQUIRED)
-    context = (rectify(img, corners[readable], CONTEXT_QUAD, (CW, CH)) if readable.any()
-               else np.zeros((0, CH, CW, 3), np.uint8))
+    context = rectify(img, corners[readable], CONTEXT_QUAD, (CW, CH))
+    wide = rectify(img, corners[readable], WIDE_QUAD, (WW, WH))
     values = np.array([t.values for t, r in zip(tiles, readable, strict=True) if r], np.int64).reshape(-1, 2)
-    return SceneSample(buf.tobytes(), (corners + 0.5) * scale - 0.5, face_down, ignore, context, values)
+    return SceneSample(buf.tobytes(), (corners + 0.5) * scale - 0.5, face_down, ignore, context, values, wide)
 
 
 def load_or_render(cache_dir: Path, seeds: Iterable[int], workers: int = 2, log=print) -> list[SceneSample]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from vision.corners import MARGIN_X as REFINER_MARGIN_X
+from vision.corners import MARGIN_Y as REFINER_MARGIN_Y
+from vision.corners import MOVE_SCALE, PASSES, PATCH_H, PATCH_W
 from vision.detector import COVERED, MAX_SIDE_LIMIT, MIRRORED_THRESHOLD, SCALE_LOW, SCALE_TARGET, SNAP, THRESHOLD
 from vision.eval_run import SetResult, confusion_markdown, metrics_table
 from vision.geometry import DET_MAX_SIDE, DET_STRIDE, HALF_PATCH, NUM_VALUES
@@ -22,6 +25,7 @@ from vision.synthetic_sets import (
 from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear
 from vision.train.detector_data import ZOOM
 from vision.train.reader_data import BAD_OUTLINE
+from vision.train.refiner_data import BADLY_DRAWN, REFINER_DEFOCUS, REFINER_SMEAR
 
 # The issue's accuracy targets, per evaluation set: metric -> least acceptable value.
 TARGETS: dict[str, dict[str, float]] = {
@@ -47,17 +51,18 @@ def targets_markdown(results: list[SetResult]) -> str:
 
 
 def write_card(path: Path, *, command: str, started: datetime, machine: str, scenes: int, tiles: int, patches: int,
-               oblique_scenes: int, steps: tuple[int, int], seed: int, minutes: dict[str, float],
+               oblique_scenes: int, steps: tuple[int, int, int], seed: int, minutes: dict[str, float],
                results: list[SetResult],
                models_dir: Path, bench: tuple[int, int, dict[str, float]], load: tuple[float, float],
-               detector_kept: bool = False, reader_kept: bool = False, detector_from: Path | None = None,
-               reader_from: Path | None = None, bf16: bool = False, reader_smear: Smear = SMEAR,
-               reader_defocus: Defocus = IN_FOCUS) -> None:
+               detector_kept: bool = False, reader_kept: bool = False, refiner_kept: bool = False,
+               detector_from: Path | None = None, reader_from: Path | None = None, bf16: bool = False,
+               reader_smear: Smear = SMEAR, reader_defocus: Defocus = IN_FOCUS) -> None:
     """``load`` is the machine's 1-minute load average when training started and when it ended: the
     wall times and the bench below are only comparable between runs on an equally quiet machine.
-    ``detector_kept``: this run trained the reader alone (``--reader-only``) beside an earlier detector;
-    ``reader_kept`` the other way round (``--detector-only``). ``detector_from``: the exported detector
-    that this run fine-tuned (``--detector-from``), ``reader_from`` likewise the reader (``--reader-from``).
+    ``detector_kept``, ``reader_kept``, ``refiner_kept``: this run kept that model from an earlier run
+    (``--reader-only``, ``--detector-only`` or ``--refiner-only`` train one model alone). ``detector_from``: the
+    exported detector that this run fine-tuned (``--detector-from``), ``reader_from`` likewise the reader
+    (``--reader-from``).
     ``oblique_scenes``: training scenes seen from the oblique set's angle (``--oblique-scenes``), beside ``scenes``.
     ``bf16``: the run trained in mixed precision. ``reader_smear``, ``reader_defocus``: the camera shake and
     lens of the reader's looks."""
@@ -72,18 +77,18 @@ def write_card(path: Path, *, command: str, started: datetime, machine: str, sce
                     f"is (`training_scene_options`)." if oblique_scenes else "")
     detector_time = "not trained (kept)" if detector_kept else f"{minutes['detector']:.1f} min"
     reader_time = "not trained (kept)" if reader_kept else f"{minutes['reader']:.1f} min"
+    refiner_time = "not trained (kept)" if refiner_kept else f"{minutes['refiner']:.1f} min"
+    kept = [name for name, k in (("tile detector", detector_kept), ("pip reader", reader_kept),
+                                 ("corner refiner", refiner_kept)) if k]
     precision = "bf16 mixed precision (activations in bfloat16)" if bf16 else "float32"
-    text = f"""# Models: tile detector and pip reader
+    text = f"""# Models: tile detector, corner refiner and pip reader
 
-Written by `{command}` on {started:%Y-%m-%d %H:%M} UTC ({machine}). Both models are trained
+Written by `{command}` on {started:%Y-%m-%d %H:%M} UTC ({machine}). The models are trained
 only on scenes from the renderer (`vision/synth`); the real photos are never seen in training.
-""" + ("""
-This run trained the pip reader alone (`--reader-only`). `tile_detector.onnx` was kept from an
-earlier run of the full command, and the detector's lines in the recipe below describe that run.
-""" if detector_kept else "") + ("""
-This run trained the tile detector alone (`--detector-only`). `pip_reader.onnx` was kept from an
-earlier run, and the reader's lines in the recipe below describe that run.
-""" if reader_kept else "") + (f"""
+""" + (f"""
+This run kept the {" and the ".join(kept)} from an earlier run, and their lines in the recipe below describe
+that run.
+""" if kept else "") + (f"""
 The tile detector was fine-tuned from `{detector_from}` (`--detector-from`): its weights were loaded back
 from that ONNX file, each batch norm folded into its convolution as exported and kept frozen, and
 trained the {steps[0]} detector steps below from there.
@@ -115,6 +120,16 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
 - **Architecture**: CenterNet-style; a stride-32 encoder of plain and depthwise-separable convolutions
   (dilated at the bottom) and a light stride-4 decoder with lateral connections (`vision/train/nets.py`).
 
+## corner_refiner.onnx
+
+- **Input** `patches`: float32 (N, 2, {PATCH_H}, {PATCH_W}). Each tile the reader will read is rectified from
+  the full-resolution frame through the detector's quad, which lands on the middle {HALF_PATCH}x{2 * HALF_PATCH},
+  with {REFINER_MARGIN_X} px of the frame across and {REFINER_MARGIN_Y} along round it; the reader's two channels,
+  the face colour taken over the box (`vision/corners.py`).
+- **Output** `moves`: float32 (N, 8): each corner's move in the patch (x, y; pixels / {MOVE_SCALE:g}). The moved
+  corners are mapped back to the frame, and looked at again from there: {PASSES} passes. The reader reads the
+  moved quad; the tile keeps the detector's corners.
+
 ## pip_reader.onnx
 
 - **Input** `halves`: float32 (2N, 2, {HALF_PATCH}, {HALF_PATCH}). Each tile is rectified from the full-resolution
@@ -144,19 +159,25 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
   jittered (shift, turn, scale, each corner on its own: an imperfect detector and an oblique camera;
   {BAD_OUTLINE:.0%} of them about three times as far along the tile, as boxes on oblique views are drawn),
   mirrored, turned end for end.
-- Both: colour channels permuted, white balance, brightness, gamma, uneven light, blur, a camera shake
+- Refiner: per fully visible face-up tile, a wide patch with a margin twice the reader's; at each step it is seen
+  through a box drawn as the detector might (moved, turned, stretched, each corner on its own; {BADLY_DRAWN:.0%} of them
+  about three times as far along the tile), mirrored, turned end for end; the target is the true outline seen from
+  that box. Its looks smear {REFINER_SMEAR.share:.0%} by {REFINER_SMEAR.px[0]}-{REFINER_SMEAR.px[1]:g} px and blur
+  {REFINER_DEFOCUS.share:.0%} again as a lens out of focus.
+- All: colour channels permuted, white balance, brightness, gamma, uneven light, blur, a camera shake
   ({SMEAR.share:.0%} of the detector's looks smeared {SMEAR.px[0]}-{SMEAR.px[1]:g} px in a random direction,
   {reader_smear.share:.0%} of the reader's {reader_smear.px[0]}-{reader_smear.px[1]:g} px), noise, JPEG
   (`vision/train/augment.py`){defocus_text}.
 - Optimiser: AdamW, cosine schedule, {steps[0]} detector steps (batch 12), {steps[1]} reader steps
-  (batch 128 tiles), torch seed {seed}, {precision}. With more than one thread, one worker process makes
-  the next batches while torch trains on the last (the detector then on one torch thread).
+  (batch 128 tiles), {steps[2]} refiner steps (batch 128 tiles, smooth L1 loss), torch seed {seed}, {precision}.
+  With more than one thread, one worker process makes the next batches while torch trains on the last (the
+  detector then on one torch thread).
 
 ## Training time
 
 Wall time on this run (load average {load[0]:.1f} when training started, {load[1]:.1f} when it ended):
 render or load the cached scenes {minutes['render']:.1f} min, detector {detector_time},
-reader {reader_time},
+reader {reader_time}, corner refiner {refiner_time},
 **total {minutes['total']:.1f} min**. Re-running reuses the render cache in `var/train-cache/`.
 
 Retrain with exactly: `.venv/bin/pip install -e '.[train]' && .venv/bin/{command}`

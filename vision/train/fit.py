@@ -13,12 +13,14 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from vision.corners import MOVE_SCALE, PATCH_H, PATCH_W
 from vision.geometry import HALF_PATCH, NUM_VALUES, READER_CHANNELS
 from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear
 from vision.train.cache import SceneSample
 from vision.train.detector_data import decode_frames, detector_batch
-from vision.train.nets import PipReader, TileDetector
+from vision.train.nets import CornerRefiner, PipReader, TileDetector
 from vision.train.reader_data import reader_batch
+from vision.train.refiner_data import refiner_batch
 
 NetT = TypeVar("NetT", bound=torch.nn.Module)
 
@@ -218,6 +220,30 @@ def train_detector(samples: list[SceneSample], steps: int, batch: int = 12, size
     return net.to(memory_format=torch.contiguous_format).eval()
 
 
+def _fit(run: Callable[[torch.Tensor], torch.Tensor], opt: torch.optim.Optimizer,
+         make: Callable[[np.random.Generator], tuple[np.ndarray, ...]],
+         score: Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, list[float]]], steps: int, seed: int,
+         workers: int, lr: float, bf16: bool, log: Log, report: Callable[[int, np.ndarray], str]) -> None:
+    """The loop the reader and the refiner share: ``steps`` batches from ``make``, each scored in float32 by
+    ``score`` (the loss, and figures to watch); the loss and those figures, averaged as they go, are logged every
+    200 steps through ``report``."""
+    t0 = time.perf_counter()
+    avg = None
+    with _flush_denormals():
+        for step, (x, target) in enumerate(batches(make, steps, seed, workers)):
+            _schedule(opt, step, steps, lr)
+            with _autocast(bf16):
+                out = run(x)
+            loss, figures = score(out.float(), target)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            cur = np.array([loss.item(), *figures])
+            avg = cur if avg is None else 0.98 * avg + 0.02 * cur
+            if step % 200 == 0 or step == steps - 1:
+                log(f"  {report(step, avg)}  {time.perf_counter() - t0:.0f}s")
+
+
 def train_reader(context: np.ndarray, values: np.ndarray, steps: int, batch: int = 128, lr: float | None = None,
                  seed: int = 0, workers: int = 1, log: Log = print, bf16: bool = False,
                  start: Path | None = None, smear: Smear = SMEAR, defocus: Defocus = IN_FOCUS) -> PipReader:
@@ -230,26 +256,34 @@ def train_reader(context: np.ndarray, values: np.ndarray, steps: int, batch: int
     net = PipReader() if fresh else load_reader(start)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     _train_mode(net, frozen_norms=not fresh)
-    run = _for_training(net, steps)
-    t0 = time.perf_counter()
-    avg = None
-    with _flush_denormals():
-        make = lambda rng: reader_batch(context, values, rng, batch, smear=smear, defocus=defocus)  # noqa: E731
-        for step, (x, target) in enumerate(batches(make, steps, seed, workers)):
-            _schedule(opt, step, steps, lr)
-            with _autocast(bf16):
-                logits = run(x)
-            logits = logits.float()
-            loss = F.cross_entropy(logits, target, label_smoothing=0.05)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            acc = (logits.argmax(1) == target).float().mean().item()
-            cur = np.array([loss.item(), acc])
-            avg = cur if avg is None else 0.98 * avg + 0.02 * cur
-            if step % 200 == 0 or step == steps - 1:
-                log(f"  reader step {step}/{steps}  loss {avg[0]:.3f}  train acc {avg[1]:.3f}"
-                    f"  {time.perf_counter() - t0:.0f}s")
+    make = lambda rng: reader_batch(context, values, rng, batch, smear=smear, defocus=defocus)  # noqa: E731
+
+    def score(logits: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, list[float]]:
+        loss = F.cross_entropy(logits, target, label_smoothing=0.05)
+        return loss, [(logits.argmax(1) == target).float().mean().item()]
+
+    _fit(_for_training(net, steps), opt, make, score, steps, seed, workers, lr, bf16, log,
+         lambda step, avg: f"reader step {step}/{steps}  loss {avg[0]:.3f}  train acc {avg[1]:.3f}")
+    return net.eval()
+
+
+def train_refiner(wide: np.ndarray, steps: int, batch: int = 128, lr: float = 2e-3, seed: int = 0, workers: int = 1,
+                  log: Log = print, bf16: bool = False) -> CornerRefiner:
+    """A corner refiner trained afresh ``steps`` steps on the wide patches of readable tiles."""
+    torch.manual_seed(seed)
+    net = CornerRefiner()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    net.train()
+    make = lambda rng: refiner_batch(wide, rng, batch)  # noqa: E731
+
+    def score(moves: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, list[float]]:
+        # and the mean corner error in patch pixels, after the moves and before them
+        loss = F.smooth_l1_loss(moves, target, beta=0.1)
+        return loss, [(moves - target).abs().mean().item() * MOVE_SCALE, target.abs().mean().item() * MOVE_SCALE]
+
+    _fit(_for_training(net, steps), opt, make, score, steps, seed, workers, lr, bf16, log,
+         lambda step, avg: f"refiner step {step}/{steps}  loss {avg[0]:.4f}  corners off {avg[1]:.2f} px"
+                           f" (the boxes' {avg[2]:.2f})")
     return net.eval()
 
 
@@ -265,3 +299,9 @@ def export_reader(net: PipReader, path: Path) -> None:
     torch.onnx.export(net, x, str(path), input_names=["halves"], output_names=["logits"], opset_version=17,
                       dynamic_axes={"halves": {0: "n"}, "logits": {0: "n"}}, dynamo=False)
     assert net.classify[-1].out_features == NUM_VALUES
+
+
+def export_refiner(net: CornerRefiner, path: Path) -> None:
+    x = torch.zeros(4, READER_CHANNELS, PATCH_H, PATCH_W)
+    torch.onnx.export(net, x, str(path), input_names=["patches"], output_names=["moves"], opset_version=17,
+                      dynamic_axes={"patches": {0: "n"}, "moves": {0: "n"}}, dynamo=False)

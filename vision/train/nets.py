@@ -1,4 +1,4 @@
-"""The two networks, in torch. Small on purpose: both must run on a Pi within a frame's time budget."""
+"""The three networks, in torch. Small on purpose: both must run on a Pi within a frame's time budget."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from vision.corners import PATCH_H, PATCH_W
 from vision.geometry import DET_STRIDE, HALF_PATCH, NUM_VALUES, READER_CHANNELS
 
 
@@ -87,3 +88,24 @@ class PipReader(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.classify(self.features(x))
+
+
+class CornerRefiner(nn.Module):
+    """Reads a tile's wide patch (its box at ``vision.corners.BOX``) into the moves of its four corners (8 numbers)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            conv_bn(READER_CHANNELS, 16, 2),  # 56 x 28
+            conv_bn(16, 32, 2),  # 28 x 14
+            conv_bn(32, 32),
+            conv_bn(32, 64, 2),  # 14 x 7
+            conv_bn(64, 64),
+            conv_bn(64, 96, 2),  # 7 x 4
+            conv_bn(96, 96),
+        )
+        cells = -(-PATCH_H // 16) * -(-PATCH_W // 16)
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(96 * cells, 128), nn.ReLU(inplace=True), nn.Linear(128, 8))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))

@@ -12,7 +12,7 @@ import numpy as np
 
 from vision.geometry import HALF_PATCH
 from vision.pips import _DST, half_features
-from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear, photometric
+from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear, camera_looks
 from vision.train.cache import CONTEXT_QUAD
 
 GROUP = 8  # patches that share one photometric draw (one "camera look"), for speed
@@ -59,8 +59,5 @@ def reader_batch(
                                          borderMode=cv2.BORDER_REPLICATE)
         if rng.random() < 0.5:
             patches[j] = patches[j][:, ::-1]
-    for g in range(0, n, GROUP):
-        strip = np.concatenate(list(patches[g : g + GROUP]), axis=1)
-        strip = defocus.apply(photometric(strip, rng, strength, smear), rng)
-        patches[g : g + GROUP] = np.stack(np.split(strip, strip.shape[1] // HALF_PATCH, axis=1))
+    camera_looks(patches, rng, GROUP, strength, smear, defocus)
     return half_features(patches), labels.reshape(-1)
