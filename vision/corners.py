@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.geometry import HALF_PATCH
 from vision.onnx_session import MODELS_DIR, open_session
-from vision.pips import face_relative, rectify
+from vision.pips import TILE_BOX, face_relative, rectify
 
 REFINER_FILE = "corner_refiner.onnx"
 _HP = HALF_PATCH
@@ -41,11 +41,26 @@ def refiner_input(patches: np.ndarray) -> np.ndarray:
 
 
 def moved_corners(quads: np.ndarray, moves: np.ndarray) -> np.ndarray:
-    """Quads (N,4,2) in frame pixels and the network's moves (N,8) -> the moved quads in frame pixels."""
-    in_patch = BOX[None] + moves.reshape(-1, 4, 2) * MOVE_SCALE
-    out = np.empty_like(quads, dtype=np.float32)
-    for i, (quad, points) in enumerate(zip(quads.astype(np.float32), in_patch.astype(np.float32), strict=True)):
-        out[i] = cv2.perspectiveTransform(points[None], cv2.getPerspectiveTransform(BOX, quad))[0]
+    """Quads (N,4,2) and the network's moves (N,8) in the patches rectified through them -> the moved quads, in the
+    quads' own pixels."""
+    return carried(quads, BOX[None] + moves.reshape(-1, 4, 2) * MOVE_SCALE)
+
+
+def carried(quads: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Points (N,4,2) in the patches rectified through ``quads`` (each quad at ``BOX``) -> in the quads' own pixels."""
+    out = np.empty(points.shape, np.float32)
+    for i, (quad, p) in enumerate(zip(quads.astype(np.float32), points.astype(np.float32), strict=True)):
+        out[i] = cv2.perspectiveTransform(p[None], cv2.getPerspectiveTransform(BOX, quad))[0]
+    return out
+
+
+def warped(patches: np.ndarray, quads: np.ndarray, dst: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Each patch (N, H, W, 3) looked at again through its quad (N,4,2), which lands on ``dst`` of a ``size`` (w, h)
+    patch."""
+    out = np.empty((len(patches), size[1], size[0], 3), np.uint8)
+    for i, (patch, quad) in enumerate(zip(patches, quads.astype(np.float32), strict=True)):
+        m = cv2.getPerspectiveTransform(quad, dst.astype(np.float32))
+        out[i] = cv2.warpPerspective(patch, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return out
 
 
@@ -56,10 +71,17 @@ class OnnxCornerRefiner:
         self.session = open_session(Path(models_dir) / REFINER_FILE, threads)
         self.passes = passes
 
-    def refine(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    def refine(self, image: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """-> the moved quads (N,4,2) in frame pixels, and the reader's tile patches (N, 2*HP, HP, 3) at them.
+
+        Only the first look is rectified from the frame; each later look, and the reader's patch, is taken from that
+        first patch, as training takes them from its context patches: one resampling from the frame instead of three
+        (an area-averaged shrink for each big tile, which cost the bench frame about 10 ms)."""
         quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-        for _ in range(self.passes if len(quads) else 0):
-            x = refiner_input(rectify(image, quads, BOX, (PATCH_W, PATCH_H)))
-            (moves,) = self.session.run(None, {"patches": x})
-            quads = moved_corners(quads, moves)
-        return quads
+        first = rectify(image, quads, BOX, (PATCH_W, PATCH_H))
+        seen = np.repeat(BOX[None], len(quads), axis=0)  # the moved quads, in the first patch's pixels
+        for k in range(self.passes if len(quads) else 0):
+            look = first if k == 0 else warped(first, seen, BOX, (PATCH_W, PATCH_H))
+            (moves,) = self.session.run(None, {"patches": refiner_input(look)})
+            seen = moved_corners(seen, moves)
+        return carried(quads, seen), warped(first, seen, TILE_BOX, (_HP, 2 * _HP))

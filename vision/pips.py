@@ -29,6 +29,7 @@ MARGIN_X, MARGIN_Y = 3, 6
 FACE_PERCENTILE = 70  # a tile's face colour: this percentile of its pixels, per channel (pips cover less than half)
 _DST = np.float32([[MARGIN_X, MARGIN_Y], [_HP - MARGIN_X, MARGIN_Y], [_HP - MARGIN_X, 2 * _HP - MARGIN_Y],
                    [MARGIN_X, 2 * _HP - MARGIN_Y]]) - 0.5
+TILE_BOX = _DST  # where the tile's box lands in the reader's patch
 
 
 def rectify(
@@ -123,8 +124,11 @@ class OnnxPipReader:
         self.session = open_session(Path(models_dir) / READER_FILE, threads)
 
     def read(self, image: np.ndarray, corners: np.ndarray) -> np.ndarray:
-        if len(corners) == 0:
+        return self.read_patches(rectify(image, corners))
+
+    def read_patches(self, patches: np.ndarray) -> np.ndarray:
+        """Tile patches (N, 2*HP, HP, 3) uint8, as ``rectify`` makes them -> (N, 2, NUM_VALUES)."""
+        if len(patches) == 0:
             return np.zeros((0, 2, NUM_VALUES), np.float32)
-        x = half_features(rectify(image, corners))
-        (logits,) = self.session.run(None, {"halves": x})
-        return softmax(logits).reshape(len(corners), 2, NUM_VALUES)
+        (logits,) = self.session.run(None, {"halves": half_features(patches)})
+        return softmax(logits).reshape(len(patches), 2, NUM_VALUES)

@@ -92,10 +92,10 @@ class OnnxTileReader:
 
         to_read = [c for c in found if c.face == "up" or near(c)]
         boxes = np.array([c.corners for c in to_read], np.float32).reshape(-1, 4, 2)
-        probs = self._probs(image, self.corners.refine(image, boxes))
+        probs = self._in_set(self.pips.read_patches(self.corners.refine(image, boxes)[1]))
         # How surely the view's own boxes read says how well the detector saw in it (``choose_view``); the refined
         # corners read surely in nearly every view, so their certainty would no longer tell the views apart.
-        boxed = self._probs(image, boxes) if self.view_search else probs
+        boxed = self._in_set(self.pips.read(image, boxes)) if self.view_search else probs
         t2 = time.perf_counter()
         self.times = StageTimes(detect=self.times.detect + (t1 - t0) * 1000, read=self.times.read + (t2 - t1) * 1000)
         read_probs = dict(zip((id(c) for c in to_read), probs, strict=True))
@@ -104,9 +104,9 @@ class OnnxTileReader:
                                 read_certainty=float(np.mean(up)) if up else 0.0)
         return [self._tile(c, read_probs.get(id(c))) for c in found], evidence
 
-    def _probs(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
-        """Per-half probabilities over 0..max_value (N, 2, max_value+1) of the tiles at ``quads``."""
-        probs = self.pips.read(image, quads)[:, :, : self.max_value + 1]
+    def _in_set(self, probs: np.ndarray) -> np.ndarray:
+        """Per-half probabilities over 0..NUM_VALUES-1 -> over 0..max_value, renormalised."""
+        probs = probs[:, :, : self.max_value + 1]
         return probs / np.maximum(probs.sum(axis=-1, keepdims=True), 1e-12)
 
     def _found_in(self, image: np.ndarray, view: View) -> list[Candidate]:

@@ -127,8 +127,8 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
   with {REFINER_MARGIN_X} px of the frame across and {REFINER_MARGIN_Y} along round it; the reader's two channels,
   the face colour taken over the box (`vision/corners.py`).
 - **Output** `moves`: float32 (N, 8): each corner's move in the patch (x, y; pixels / {MOVE_SCALE:g}). The moved
-  corners are mapped back to the frame, and looked at again from there: {PASSES} passes. The reader reads the
-  moved quad; the tile keeps the detector's corners.
+  corners are looked at again, {PASSES} passes in all; each later look and the reader's patch are taken from the
+  first patch. The reader reads the moved quad; the tile keeps the detector's corners.
 
 ## pip_reader.onnx
 
