@@ -65,7 +65,8 @@ def test_the_refiner_sets_badly_drawn_boxes_on_the_tiles_seen_from_the_side() ->
     centre = truth.mean(axis=1, keepdims=True)
     along = (truth[:, :2].mean(axis=1) - truth[:, 2:].mean(axis=1))[:, None]  # end 0 minus end 1
     boxes = centre + (truth - centre) * np.float32([0.9]) + 0.08 * along
-    refined, patches = OnnxCornerRefiner(threads=1).refine(scenes[0].image, boxes)
+    refiner = OnnxCornerRefiner(threads=1)
+    refined, patches = refiner.refine(scenes[0].image, boxes), refiner.tile_patches(scenes[0].image, boxes)
     assert patches.shape == (len(boxes), 64, 32, 3)  # the reader's patches at the moved corners
     off = lambda quads: float(np.linalg.norm(quads - truth, axis=2).mean())  # noqa: E731
     assert off(refined) < 0.5 * off(boxes), (off(refined), off(boxes))

@@ -65,23 +65,33 @@ def warped(patches: np.ndarray, quads: np.ndarray, dst: np.ndarray, size: tuple[
 
 
 class OnnxCornerRefiner:
-    """Tile quads (N,4,2) in, the same tiles' quads set on their edges out, corner for corner."""
+    """Tile quads (N,4,2) in, the same tiles' quads set on their edges out, corner for corner, or the reader's
+    patches at them."""
 
     def __init__(self, models_dir: Path = MODELS_DIR, threads: int = 2, passes: int = PASSES) -> None:
         self.session = open_session(Path(models_dir) / REFINER_FILE, threads)
         self.passes = passes
 
-    def refine(self, image: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """-> the moved quads (N,4,2) in frame pixels, and the reader's tile patches (N, 2*HP, HP, 3) at them.
+    def refine(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
+        """-> the moved quads (N,4,2), in frame pixels."""
+        quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+        return carried(quads, self._looked(image, quads)[1])
+
+    def tile_patches(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
+        """-> the reader's tile patches (N, 2*HP, HP, 3) at the moved quads, as ``vision.pips.rectify`` lays them."""
+        first, seen = self._looked(image, np.asarray(quads, np.float32).reshape(-1, 4, 2))
+        return warped(first, seen, TILE_BOX, (_HP, 2 * _HP))
+
+    def _looked(self, image: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The first look's patches, and the moved quads in their pixels.
 
         Only the first look is rectified from the frame; each later look, and the reader's patch, is taken from that
         first patch, as training takes them from its context patches: one resampling from the frame instead of three
         (an area-averaged shrink for each big tile, which cost the bench frame about 10 ms)."""
-        quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
         first = rectify(image, quads, BOX, (PATCH_W, PATCH_H))
-        seen = np.repeat(BOX[None], len(quads), axis=0)  # the moved quads, in the first patch's pixels
+        seen = np.repeat(BOX[None], len(quads), axis=0)
         for k in range(self.passes if len(quads) else 0):
             look = first if k == 0 else warped(first, seen, BOX, (PATCH_W, PATCH_H))
             (moves,) = self.session.run(None, {"patches": refiner_input(look)})
             seen = moved_corners(seen, moves)
-        return carried(quads, seen), warped(first, seen, TILE_BOX, (_HP, 2 * _HP))
+        return first, seen

@@ -92,7 +92,7 @@ class OnnxTileReader:
 
         to_read = [c for c in found if c.face == "up" or near(c)]
         boxes = np.array([c.corners for c in to_read], np.float32).reshape(-1, 4, 2)
-        probs = self._in_set(self.pips.read_patches(self.corners.refine(image, boxes)[1]))
+        probs = self._in_set(self.pips.read_patches(self.corners.tile_patches(image, boxes)))
         # How surely the view's own boxes read says how well the detector saw in it (``choose_view``); the refined
         # corners read surely in nearly every view, so their certainty would no longer tell the views apart.
         boxed = self._in_set(self.pips.read(image, boxes)) if self.view_search else probs

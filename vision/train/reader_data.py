@@ -7,6 +7,8 @@ layout reads the same in a mirror.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -21,22 +23,41 @@ GROUP = 8  # patches that share one photometric draw (one "camera look"), for sp
 BAD_OUTLINE = 0.35  # share of patches read through a badly drawn outline (an oblique camera's boxes)
 
 
-def jitter_quad(rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
-    """CONTEXT_QUAD moved, turned, scaled and its corners nudged independently.
+@dataclass(frozen=True)
+class BoxErrors:
+    """How far a drawn box strays from the tile (standard deviations). ``good`` and ``bad``: the turn (degrees), and
+    the log-scale and shift along the tile (a share of it, of a half); ``bad`` is drawn ``bad_share`` of the time.
+    Across the tile: the log-scale, the shift and each corner's own nudge (shares of a half). The limits cut the
+    log-scale and the shift (patch pixels)."""
 
-    Some draws are much wider along the tile: on oblique views the detector's boxes come out 15% too
-    short or too long a third of the time (rendered validation scenes, seeds 730000 on).
-    """
-    q = CONTEXT_QUAD.astype(np.float64)
+    bad_share: float
+    good: tuple[float, float, float]
+    bad: tuple[float, float, float]
+    scale_across: float
+    shift_across: float
+    corner: float
+    scale_limit: float = np.inf
+    shift_limit: float = np.inf
+
+
+# Some draws are much wider along the tile: on oblique views the detector's boxes come out 15% too short or too long
+# a third of the time (rendered validation scenes, seeds 730000 on).
+READER_BOXES = BoxErrors(BAD_OUTLINE, (3.0, 0.05, 0.07), (6.0, 0.14, 0.14), 0.05, 0.05, 0.05)
+
+
+def drawn_box(rng: np.random.Generator, quad: np.ndarray, errors: BoxErrors, strength: float = 1.0) -> np.ndarray:
+    """``quad`` (the tile's true outline) moved, turned, scaled and its corners nudged independently."""
+    q = quad.astype(np.float64)
     c = q.mean(axis=0)
-    # spreads of the turn (degrees), and of the scale and shift along the tile (shares of it, of a half)
-    turn, scale_along, shift_along = (6.0, 0.14, 0.14) if rng.random() < BAD_OUTLINE else (3.0, 0.05, 0.07)
+    turn, scale_along, shift_along = errors.bad if rng.random() < errors.bad_share else errors.good
     ang = np.radians(rng.normal(0, turn * strength))
     rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
-    s = np.exp(rng.normal(0, [0.05 * strength, scale_along * strength]))
+    s = np.exp(np.clip(rng.normal(0, [errors.scale_across * strength, scale_along * strength]),
+                       -errors.scale_limit, errors.scale_limit))
     q = (q - c) * s @ rot.T + c
-    q += rng.normal(0, [0.05 * HALF_PATCH, shift_along * HALF_PATCH], 2) * strength  # whole-tile shift
-    q += rng.normal(0, 0.05 * HALF_PATCH * strength, (4, 2))  # each corner on its own
+    shift = rng.normal(0, [errors.shift_across * HALF_PATCH, shift_along * HALF_PATCH], 2) * strength
+    q += np.clip(shift, -errors.shift_limit, errors.shift_limit)  # the whole tile
+    q += rng.normal(0, errors.corner * HALF_PATCH * strength, (4, 2))  # each corner on its own
     return q.astype(np.float32)
 
 
@@ -50,7 +71,7 @@ def reader_batch(
     patches = np.empty((n, 2 * HALF_PATCH, HALF_PATCH, 3), np.uint8)
     labels = values[idx].copy()
     for j, i in enumerate(idx):
-        quad = jitter_quad(rng, strength)
+        quad = drawn_box(rng, CONTEXT_QUAD, READER_BOXES, strength)
         if rng.random() < 0.5:  # the tile turned end for end: halves swap
             quad = np.roll(quad, 2, axis=0)
             labels[j] = labels[j][::-1]

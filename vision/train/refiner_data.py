@@ -11,30 +11,18 @@ import cv2
 import numpy as np
 
 from vision.corners import BOX, MOVE_SCALE, PATCH_H, PATCH_W, refiner_input
-from vision.geometry import HALF_PATCH
 from vision.train.augment import Defocus, Smear, camera_looks
 from vision.train.cache import WIDE_QUAD
+from vision.train.reader_data import BoxErrors, drawn_box
 
 GROUP = 8  # patches that share one camera look
 BADLY_DRAWN = 0.5  # share of boxes drawn as an oblique view's are, a fifth too long or short
 # the refiner's looks: the reader's last fine-tunes' shake and lens
 REFINER_SMEAR = Smear(0.3, (1.5, 14.0))
 REFINER_DEFOCUS = Defocus(0.15)
-SHIFT_LIMIT = 14.0  # a whole box moves at most this far (patch pixels), so its patch mostly shows real pixels
-
-
-def drawn_box(rng: np.random.Generator) -> np.ndarray:
-    """WIDE_QUAD as a detector might have drawn it: moved, turned, scaled and each corner nudged."""
-    q = WIDE_QUAD.astype(np.float64)
-    c = q.mean(axis=0)
-    turn, scale_along, shift_along = (7.0, 0.18, 0.18) if rng.random() < BADLY_DRAWN else (3.0, 0.06, 0.07)
-    ang = np.radians(rng.normal(0, turn))
-    rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
-    s = np.exp(np.clip(rng.normal(0, [0.07, scale_along]), -0.45, 0.45))
-    q = (q - c) * s @ rot.T + c
-    q += np.clip(rng.normal(0, [0.06 * HALF_PATCH, shift_along * HALF_PATCH], 2), -SHIFT_LIMIT, SHIFT_LIMIT)
-    q += rng.normal(0, 0.06 * HALF_PATCH, (4, 2))
-    return q.astype(np.float32)
+# a whole box moves at most 14 patch pixels, so its patch mostly shows real pixels
+REFINER_BOXES = BoxErrors(BADLY_DRAWN, (3.0, 0.06, 0.07), (7.0, 0.18, 0.18), 0.07, 0.06, 0.06, scale_limit=0.45,
+                          shift_limit=14.0)
 
 
 def refiner_batch(wide: np.ndarray, rng: np.random.Generator, n: int, smear: Smear = REFINER_SMEAR,
@@ -44,7 +32,7 @@ def refiner_batch(wide: np.ndarray, rng: np.random.Generator, n: int, smear: Sme
     patches = np.empty((n, PATCH_H, PATCH_W, 3), np.uint8)
     target = np.empty((n, 4, 2), np.float32)
     for j, i in enumerate(idx):
-        box, truth = drawn_box(rng), WIDE_QUAD
+        box, truth = drawn_box(rng, WIDE_QUAD, REFINER_BOXES), WIDE_QUAD
         if rng.random() < 0.5:  # the tile turned end for end: both outlines start at the other end
             box, truth = np.roll(box, 2, axis=0), np.roll(truth, 2, axis=0)
         m = cv2.getPerspectiveTransform(box, BOX)
