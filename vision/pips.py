@@ -27,13 +27,13 @@ _HP = HALF_PATCH
 # the box lands inside the patch with this margin round it (across, along; patch pixels, the tile's 2:1)
 MARGIN_X, MARGIN_Y = 3, 6
 FACE_PERCENTILE = 70  # a tile's face colour: this percentile of its pixels, per channel (pips cover less than half)
-_DST = np.float32([[MARGIN_X, MARGIN_Y], [_HP - MARGIN_X, MARGIN_Y], [_HP - MARGIN_X, 2 * _HP - MARGIN_Y],
-                   [MARGIN_X, 2 * _HP - MARGIN_Y]]) - 0.5
-TILE_BOX = _DST  # where the tile's box lands in the reader's patch
+# where the tile's box lands in the reader's patch
+TILE_BOX = np.float32([[MARGIN_X, MARGIN_Y], [_HP - MARGIN_X, MARGIN_Y], [_HP - MARGIN_X, 2 * _HP - MARGIN_Y],
+                       [MARGIN_X, 2 * _HP - MARGIN_Y]]) - 0.5
 
 
 def rectify(
-    image: np.ndarray, corners: np.ndarray, dst: np.ndarray = _DST, size: tuple[int, int] = (_HP, 2 * _HP)
+    image: np.ndarray, corners: np.ndarray, dst: np.ndarray = TILE_BOX, size: tuple[int, int] = (_HP, 2 * _HP)
 ) -> np.ndarray:
     """Quads (N,4,2) in frame pixels -> upright tile patches (N, 2*HP, HP, 3) uint8.
 

@@ -1,4 +1,4 @@
-"""The three networks, in torch. Small on purpose: both must run on a Pi within a frame's time budget."""
+"""The three networks, in torch. Small on purpose: each must run on a Pi within a frame's time budget."""
 
 from __future__ import annotations
 

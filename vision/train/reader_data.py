@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import HALF_PATCH
-from vision.pips import _DST, half_features
+from vision.pips import TILE_BOX, half_features
 from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear, camera_looks
 from vision.train.cache import CONTEXT_QUAD
 
@@ -75,7 +75,7 @@ def reader_batch(
         if rng.random() < 0.5:  # the tile turned end for end: halves swap
             quad = np.roll(quad, 2, axis=0)
             labels[j] = labels[j][::-1]
-        m = cv2.getPerspectiveTransform(quad, _DST)
+        m = cv2.getPerspectiveTransform(quad, TILE_BOX)
         patches[j] = cv2.warpPerspective(context[i], m, (HALF_PATCH, 2 * HALF_PATCH), flags=cv2.INTER_LINEAR,
                                          borderMode=cv2.BORDER_REPLICATE)
         if rng.random() < 0.5:
