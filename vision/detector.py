@@ -21,7 +21,9 @@ counts); a photo looked at once keeps the size wanted, as real photos read worse
 
 A still photo can afford a second opinion: ``mirrored`` also looks at the frame mirrored left to right
 and averages the two maps. Chance peaks rarely come up in both looks, so a lower bar finds more tiles
-with fewer false ones, for twice the detector's time, which the hub's live frames cannot spare.
+with fewer false ones, for twice the detector's time, which the hub's live frames cannot spare. Those two looks
+also take back weaker peaks that continue a train of tiles found (``with_train_links``): a shaken camera smears the
+joints along a train, and the detector then scores the middle of a run low.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import numpy as np
 
 from vision.geometry import DET_MAX_SIDE, DET_MULTIPLE, DET_STRIDE, points_in_quads, quad_core, quad_grid, rect_corners
 from vision.onnx_session import MODELS_DIR, open_session
+from vision.trains import with_train_links
 
 DETECTOR_FILE = "tile_detector.onnx"
 MEAN, STD = 0.5, 0.25  # input pixel normalisation, shared with training
@@ -48,6 +51,7 @@ STILL_MARGIN = 0.1
 THRESHOLD = 0.35  # a peak scoring above this is a tile
 MIRRORED_THRESHOLD = 0.30  # the same for the average of a look and its mirror image (chosen on validation seeds)
 SURE = 0.5  # only confident detections measure the tiles' size
+LINK_BAR = 0.2  # with a still photo's two looks, a weaker peak is a tile when it continues a train (vision/trains.py)
 COVERED = 0.7  # a detection lying this much on stronger ones is dropped: real tiles never lie on each other
 
 
@@ -155,6 +159,7 @@ class OnnxTileDetector:
     def __init__(self, models_dir: Path = MODELS_DIR, threads: int = 2, threshold: float | None = None,
                  sticky: bool = False, mirrored: bool = False) -> None:
         self.session = open_session(Path(models_dir) / DETECTOR_FILE, threads)
+        self.link_bar = LINK_BAR if mirrored else None
         self.threshold = threshold if threshold is not None else MIRRORED_THRESHOLD if mirrored else THRESHOLD
         self.sticky = sticky
         self.mirrored = mirrored
@@ -175,7 +180,9 @@ class OnnxTileDetector:
         if self.mirrored:
             axis = mirror_axis(width)
             out = average_with_mirrored(out, self._maps(mirror_input(x, axis)), axis)
-        return decode(out, scale, self.threshold), scale
+        if self.link_bar is None or self.link_bar >= self.threshold:
+            return decode(out, scale, self.threshold), scale
+        return with_train_links(decode(out, scale, self.link_bar), self.threshold, SURE), scale
 
     def _maps(self, x: np.ndarray) -> np.ndarray:
         (out,) = self.session.run(None, {"image": x})

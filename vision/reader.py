@@ -99,7 +99,10 @@ class OnnxTileReader:
         t2 = time.perf_counter()
         self.times = StageTimes(detect=self.times.detect + (t1 - t0) * 1000, read=self.times.read + (t2 - t1) * 1000)
         read_probs = dict(zip((id(c) for c in to_read), probs, strict=True))
-        up = [p.max(axis=-1) for c, p in zip(to_read, boxed, strict=True) if c.face == "up"]
+        # tiles a train's links took back (under the detector's bar) do not judge the view: the links follow the
+        # view's own boxes, and in a view that drew them askew they add tiles read unsurely
+        up = [p.max(axis=-1) for c, p in zip(to_read, boxed, strict=True)
+              if c.face == "up" and c.score >= self.detector.threshold]
         evidence = ViewEvidence(sure_tiles=sum(c.score >= SURE for c in found),
                                 read_certainty=float(np.mean(up)) if up else 0.0)
         return [self._tile(c, read_probs.get(id(c))) for c in found], evidence

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from pathlib import Path
 
 from vision.corners import MARGIN_X as REFINER_MARGIN_X
 from vision.corners import MARGIN_Y as REFINER_MARGIN_Y
 from vision.corners import MOVE_SCALE, PASSES, PATCH_H, PATCH_W
-from vision.detector import COVERED, MAX_SIDE_LIMIT, MIRRORED_THRESHOLD, SCALE_LOW, SCALE_TARGET, SNAP, THRESHOLD
+from vision.detector import (
+    COVERED,
+    LINK_BAR,
+    MAX_SIDE_LIMIT,
+    MIRRORED_THRESHOLD,
+    SCALE_LOW,
+    SCALE_TARGET,
+    SNAP,
+    SURE,
+    THRESHOLD,
+)
 from vision.eval_run import SetResult, confusion_markdown, metrics_table
 from vision.geometry import DET_MAX_SIDE, DET_STRIDE, HALF_PATCH, NUM_VALUES
 from vision.pips import MARGIN_X, MARGIN_Y
@@ -26,6 +37,8 @@ from vision.train.augment import IN_FOCUS, SMEAR, Defocus, Smear
 from vision.train.detector_data import ZOOM
 from vision.train.reader_data import BAD_OUTLINE
 from vision.train.refiner_data import BADLY_DRAWN, REFINER_DEFOCUS, REFINER_SMEAR
+from vision.trains import SIZE as LINK_SIZE
+from vision.trains import TURN as LINK_TURN
 
 # The issue's accuracy targets, per evaluation set: metric -> least acceptable value.
 TARGETS: dict[str, dict[str, float]] = {
@@ -116,7 +129,10 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
   drops one lying {COVERED:.0%} or more on stronger tiles (a ghost over the joint of two tiles laid end
   to end, which would read as a double).
   For a still photo the frame is also run mirrored left to right; the two looks' maps are averaged
-  cell by cell, and the bar is then {MIRRORED_THRESHOLD} (`mirrored`).
+  cell by cell, and the bar is then {MIRRORED_THRESHOLD} (`mirrored`). Those two looks also keep a
+  peak down to {LINK_BAR} that continues a train: laid end to end with a face-up tile scored at least {SURE}, or
+  with one kept so, its size within {LINK_SIZE:.0%} and its axis turned at most {math.degrees(LINK_TURN):.0f}
+  degrees (`vision/trains.py`).
 - **Architecture**: CenterNet-style; a stride-32 encoder of plain and depthwise-separable convolutions
   (dilated at the bottom) and a light stride-4 decoder with lateral connections (`vision/train/nets.py`).
 
