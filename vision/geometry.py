@@ -26,10 +26,14 @@ def rect_corners(center: np.ndarray, angle: np.ndarray, length: np.ndarray, widt
     return np.stack([c + a - b, c + a + b, c - a + b, c - a - b], axis=1).astype(np.float32)
 
 
+def quad_ends(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Corners (N,4,2) -> the middles (N,2) of the short edge corners[0..1] and of corners[2..3]: the tile's ends."""
+    return (corners[:, 0] + corners[:, 1]) / 2, (corners[:, 2] + corners[:, 3]) / 2
+
+
 def quad_params(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Corners (N,4,2) -> centre (N,2), axis angle (N,) pointing to corners[0..1]'s end, length, width."""
-    end0 = (corners[:, 0] + corners[:, 1]) / 2
-    end1 = (corners[:, 2] + corners[:, 3]) / 2
+    end0, end1 = quad_ends(corners)
     side_a = (corners[:, 1] + corners[:, 2]) / 2
     side_b = (corners[:, 3] + corners[:, 0]) / 2
     center = corners.mean(axis=1)
@@ -42,8 +46,7 @@ def quad_params(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 def half_centers(corners: np.ndarray) -> np.ndarray:
     """Corners (N,4,2) -> the two half centres (N,2,2), halves[0] first (bilinear, so exact for any quad)."""
-    end0 = (corners[:, 0] + corners[:, 1]) / 2
-    end1 = (corners[:, 2] + corners[:, 3]) / 2
+    end0, end1 = quad_ends(corners)
     mid = (end0 + end1) / 2
     return np.stack([(end0 + mid) / 2, (end1 + mid) / 2], axis=1)
 

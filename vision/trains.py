@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vision.geometry import quad_params
+from vision.geometry import quad_ends, quad_params
 
 if TYPE_CHECKING:
     from vision.detector import Candidate
@@ -30,25 +30,28 @@ SIZE = 0.15  # how much its length and width may differ from its neighbour's, as
 REACH = 0.2  # how far its end may lie from its neighbour's end, as a share of the neighbour's length
 
 
-def _ends(corners: np.ndarray) -> np.ndarray:
-    """(N, 2, 2): the middle of each quad's two short edges."""
-    return np.stack([(corners[:, 0] + corners[:, 1]) / 2, (corners[:, 2] + corners[:, 3]) / 2], axis=1)
+def links(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(A, B) booleans: does quad ``a[i]`` lie end to end with quad ``b[j]`` as two tiles of one train do
+    (quads (A, 4, 2) and (B, 4, 2))."""
+    _, ang_a, len_a, wid_a = quad_params(a)
+    _, ang_b, len_b, wid_b = quad_params(b)
+    d = (ang_a[:, None] - ang_b[None]).astype(np.float64)
+    turn = np.abs((d + math.pi / 2) % math.pi - math.pi / 2)
+    same_size = ((np.abs(len_a[:, None] / len_b[None] - 1) <= SIZE)
+                 & (np.abs(wid_a[:, None] / wid_b[None] - 1) <= SIZE))
+    ends_a, ends_b = np.stack(quad_ends(a), axis=1), np.stack(quad_ends(b), axis=1)  # (A, 2, 2), (B, 2, 2)
+    gaps = np.linalg.norm(ends_a[:, None, :, None] - ends_b[None, :, None, :], axis=-1).reshape(len(a), len(b), 4)
+    # the nearest ends touch, and the far ends lie apart by the two tiles' length (not overlapping)
+    nearest = gaps.argmin(axis=-1)
+    far = np.take_along_axis(gaps, (3 - nearest)[..., None], axis=-1)[..., 0]  # end 1-k of a against end 1-m of b
+    reach = REACH * len_b[None]
+    touch = np.take_along_axis(gaps, nearest[..., None], axis=-1)[..., 0] <= reach
+    return (turn <= TURN) & same_size & touch & (np.abs(far - (len_a[:, None] + len_b[None])) <= reach)
 
 
 def linked(a: np.ndarray, b: np.ndarray) -> bool:
     """Do the quads ``a`` and ``b`` (4, 2) lie end to end as two tiles of one train do."""
-    (_, ang_a, len_a, wid_a), (_, ang_b, len_b, wid_b) = (quad_params(q[None]) for q in (a, b))
-    turn = abs((float(ang_a[0] - ang_b[0]) + math.pi / 2) % math.pi - math.pi / 2)
-    if turn > TURN:
-        return False
-    if abs(len_a[0] / len_b[0] - 1) > SIZE or abs(wid_a[0] / wid_b[0] - 1) > SIZE:
-        return False
-    ends_a, ends_b = _ends(a[None])[0], _ends(b[None])[0]
-    gaps = np.linalg.norm(ends_a[:, None] - ends_b[None], axis=2)
-    # the nearest ends touch, and the far ends lie apart by the two tiles' length (not overlapping)
-    k, m = np.unravel_index(int(np.argmin(gaps)), gaps.shape)
-    far = float(np.linalg.norm(ends_a[1 - k] - ends_b[1 - m]))
-    return gaps[k, m] <= REACH * len_b[0] and abs(far - (len_a[0] + len_b[0])) <= REACH * len_b[0]
+    return bool(links(a[None], b[None])[0, 0])
 
 
 def with_train_links(candidates: Sequence[Candidate], bar: float, sure: float) -> list[Candidate]:
@@ -61,9 +64,16 @@ def with_train_links(candidates: Sequence[Candidate], bar: float, sure: float) -
     taken = [c for c in candidates if c.score >= bar]
     roots = [c for c in taken if c.face == "up" and c.score >= sure]
     weak = sorted((c for c in candidates if c.score < bar and c.face == "up"), key=lambda c: -c.score)
+    if not weak or not roots:
+        return taken
+    # every pair measured once: weak ones against each other (a run grows) and against the sure ones
+    near = links(np.stack([c.corners for c in weak]), np.stack([c.corners for c in weak + roots]))
+    is_root = np.arange(len(weak) + len(roots)) >= len(weak)
+    left = list(range(len(weak)))
     while True:
-        k = next((k for k, c in enumerate(weak) if any(linked(c.corners, t.corners) for t in roots)), None)
+        k = next((k for k in left if near[k, is_root].any()), None)
         if k is None:
             return taken
         taken.append(weak[k])
-        roots.append(weak.pop(k))
+        left.remove(k)
+        is_root[k] = True
