@@ -50,10 +50,12 @@ def test_finds_and_reads_fresh_held_out_scenes(reader: OnnxTileReader, scenes: l
     assert m["half_accuracy_of_found"] >= 0.98, m
 
 
-def test_the_refiner_sets_badly_drawn_boxes_on_the_tiles_seen_from_the_side() -> None:
+def test_the_refiner_sets_badly_drawn_boxes_on_the_tiles_seen_from_the_side(monkeypatch: pytest.MonkeyPatch) -> None:
     """Boxes drawn a tenth short and shifted along, on an oblique held-out scene: the refined corners lie closer to
     the renderer's than the boxes did, and the reader reads the halves of tiles seen from the side far better for it
-    (it measured 297 of 316 halves found against 254 without, 2026-12-05), its tiles' outlines unchanged."""
+    (it measured 297 of 316 halves found against 254 without, 2026-12-05), its tiles' outlines unchanged. The doubles
+    read over a joint (``vision.ghosts``) are kept here: which ones read as doubles changes with the reading."""
+    monkeypatch.setattr(OnnxTileReader, "_without_ghosts", lambda self, tiles: tiles)
     from vision.corners import OnnxCornerRefiner
     from vision.synthetic_sets import OBLIQUE_EVAL_SEED0, oblique_scene_options
 

@@ -1,4 +1,5 @@
-"""The TileReader the hub uses: detector, corner refiner, then pip reader, then typed DetectedTiles."""
+"""The TileReader the hub uses: detector, corner refiner, then pip reader, then typed DetectedTiles (less the
+false doubles over a joint that the readings show, ``vision.ghosts``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 from vision.corners import OnnxCornerRefiner
 from vision.detector import SURE, Candidate, OnnxTileDetector
 from vision.geometry import NUM_VALUES, half_centers
+from vision.ghosts import without_joint_ghosts
 from vision.onnx_session import MODELS_DIR
 from vision.pips import OnnxPipReader
 from vision.types import DetectedTile, HalfReading, Point
@@ -73,11 +75,18 @@ class OnnxTileReader:
         self.times = StageTimes()
         if not self.view_search:
             self.view = STRAIGHT
-            return self._read_in(image, STRAIGHT, points, within)[0]
+            return self._without_ghosts(self._read_in(image, STRAIGHT, points, within)[0])
         tried = {v: self._read_in(image, v, points, within) for v in SEARCHED_VIEWS}
         self.view = choose_view([(v, evidence) for v, (_, evidence) in tried.items()])
         others = [t for v, (tiles, _) in tried.items() if v != self.view for t in tiles]
-        return with_tiles_seen_elsewhere(tried[self.view][0], others)
+        return self._without_ghosts(with_tiles_seen_elsewhere(tried[self.view][0], others))
+
+    def _without_ghosts(self, tiles: list[DetectedTile]) -> list[DetectedTile]:
+        """``tiles`` less the doubles read over a joint (``vision.ghosts``), its time counted as reading's."""
+        t0 = time.perf_counter()
+        kept = without_joint_ghosts(tiles)
+        self.times.read += (time.perf_counter() - t0) * 1000
+        return kept
 
     def _read_in(self, image: np.ndarray, view: View, points: np.ndarray,
                  within: float) -> tuple[list[DetectedTile], ViewEvidence]:

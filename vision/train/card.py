@@ -158,6 +158,9 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
   channel carries which colour a pip is.
 - **Output** `logits`: float32 (2N, {NUM_VALUES}): pip values 0..{NUM_VALUES - 1}; softmax gives the probabilities. The
   reader keeps 0..max_value of the set and renormalises.
+- **After reading**: a tile read as a double is dropped when each of its halves lies on a half of another tile
+  that reads the same value, or one half does and that tile is as sure and lies along it: a box over the joint of
+  two tiles that match where they meet (`vision/ghosts.py`).
 
 ## Data recipe
 
@@ -203,8 +206,8 @@ Retrain with exactly: `.venv/bin/pip install -e '.[train]' && .venv/bin/{command
 Measured right after training by the code behind `domino-hub eval vision`
 (`vision/evaluate.py` documents the matching rules). Each frame is looked at as it is and in
 stretched views that undo an oblique camera's foreshortening, each view also mirrored; the surest is
-kept, with the tiles that only other views found surely (`vision/view.py`, `vision/detector.py`); the
-hub's camera, above the table, looks at each frame only as it is, once.
+kept, with the tiles that only other views found surely (`vision/view.py`, `vision/detector.py`), less the doubles
+read over a joint (`vision/ghosts.py`); the hub's camera, above the table, looks at each frame only as it is, once.
 
 {metrics_table(results)}
 
