@@ -44,6 +44,12 @@ def quad_params(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return center, angle, length, width
 
 
+def axis_turn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The smaller angle (radians, 0..pi/2) between tile axes at angles ``a`` and ``b``, elementwise (broadcast):
+    a tile's axis has no direction, so a tile turned end for end has not turned."""
+    return np.abs((np.asarray(a, np.float64) - b + np.pi / 2) % np.pi - np.pi / 2)
+
+
 def half_centers(corners: np.ndarray) -> np.ndarray:
     """Corners (N,4,2) -> the two half centres (N,2,2), halves[0] first (bilinear, so exact for any quad)."""
     end0, end1 = quad_ends(corners)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.geometry import points_in_quads, quad_params
+from vision.geometry import axis_turn, points_in_quads, quad_params
 from vision.trains import TURN
 from vision.types import DetectedTile, HalfReading
 
@@ -45,7 +45,7 @@ def joint_ghosts(tiles: Sequence[DetectedTile]) -> set[int]:
         under = [[m for m in np.flatnonzero(inside[h]) if _half_at(tiles[up[m]], centers[h]).value == value]
                  for h in range(2)]
         both = any(a != b for a in under[0] for b in under[1])
-        turn = np.abs((angles - angles[k] + np.pi / 2) % np.pi - np.pi / 2)
+        turn = axis_turn(angles, angles[k])
         along = any(tiles[up[m]].confidence >= tile.confidence and turn[m] <= TURN for m in under[0] + under[1])
         if both or along:
             ghosts.add(i)

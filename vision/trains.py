@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vision.geometry import quad_ends, quad_params
+from vision.geometry import axis_turn, quad_ends, quad_params
 
 if TYPE_CHECKING:
     from vision.detector import Candidate
@@ -35,8 +35,7 @@ def links(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     (quads (A, 4, 2) and (B, 4, 2))."""
     _, ang_a, len_a, wid_a = quad_params(a)
     _, ang_b, len_b, wid_b = quad_params(b)
-    d = (ang_a[:, None] - ang_b[None]).astype(np.float64)
-    turn = np.abs((d + math.pi / 2) % math.pi - math.pi / 2)
+    turn = axis_turn(ang_a[:, None], ang_b[None])
     same_size = ((np.abs(len_a[:, None] / len_b[None] - 1) <= SIZE)
                  & (np.abs(wid_a[:, None] / wid_b[None] - 1) <= SIZE))
     ends_a, ends_b = np.stack(quad_ends(a), axis=1), np.stack(quad_ends(b), axis=1)  # (A, 2, 2), (B, 2, 2)
