@@ -55,7 +55,7 @@ def test_the_refiner_sets_badly_drawn_boxes_on_the_tiles_seen_from_the_side(monk
     the renderer's than the boxes did, and the reader reads the halves of tiles seen from the side far better for it
     (it measured 297 of 316 halves found against 254 without, 2026-12-05), its tiles' outlines unchanged. The doubles
     read over a joint (``vision.ghosts``) are kept here: which ones read as doubles changes with the reading."""
-    monkeypatch.setattr(OnnxTileReader, "_without_ghosts", lambda self, tiles: tiles)
+    monkeypatch.setattr("vision.reader.without_joint_ghosts", list)
     from vision.corners import OnnxCornerRefiner
     from vision.synthetic_sets import OBLIQUE_EVAL_SEED0, oblique_scene_options
 

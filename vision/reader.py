@@ -1,5 +1,6 @@
 """The TileReader the hub uses: detector, corner refiner, then pip reader, then typed DetectedTiles (less the
-false doubles over a joint that the readings show, ``vision.ghosts``)."""
+false doubles over a joint that the readings show, ``vision.ghosts``, and the boxes of another size than the tiles
+round them, ``vision.sizes``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from vision.geometry import NUM_VALUES, half_centers
 from vision.ghosts import without_joint_ghosts
 from vision.onnx_session import MODELS_DIR
 from vision.pips import OnnxPipReader
+from vision.sizes import without_odd_sized
 from vision.types import DetectedTile, HalfReading, Point
 from vision.view import SEARCHED_VIEWS, STRAIGHT, View, ViewEvidence, choose_view, to_frame, with_tiles_seen_elsewhere
 
@@ -75,16 +77,17 @@ class OnnxTileReader:
         self.times = StageTimes()
         if not self.view_search:
             self.view = STRAIGHT
-            return self._without_ghosts(self._read_in(image, STRAIGHT, points, within)[0])
+            return self._checked(self._read_in(image, STRAIGHT, points, within)[0])
         tried = {v: self._read_in(image, v, points, within) for v in SEARCHED_VIEWS}
         self.view = choose_view([(v, evidence) for v, (_, evidence) in tried.items()])
         others = [t for v, (tiles, _) in tried.items() if v != self.view for t in tiles]
-        return self._without_ghosts(with_tiles_seen_elsewhere(tried[self.view][0], others))
+        return self._checked(with_tiles_seen_elsewhere(tried[self.view][0], others))
 
-    def _without_ghosts(self, tiles: list[DetectedTile]) -> list[DetectedTile]:
-        """``tiles`` less the doubles read over a joint (``vision.ghosts``), its time counted as reading's."""
+    def _checked(self, tiles: list[DetectedTile]) -> list[DetectedTile]:
+        """``tiles`` less the doubles read over a joint (``vision.ghosts``) and the boxes of another size than the
+        sure tiles round them (``vision.sizes``), their time counted as reading's."""
         t0 = time.perf_counter()
-        kept = without_joint_ghosts(tiles)
+        kept = without_odd_sized(without_joint_ghosts(tiles))
         self.times.read += (time.perf_counter() - t0) * 1000
         return kept
 

@@ -23,6 +23,8 @@ from vision.detector import (
 from vision.eval_run import SetResult, confusion_markdown, metrics_table
 from vision.geometry import DET_MAX_SIDE, DET_STRIDE, HALF_PATCH, NUM_VALUES
 from vision.pips import MARGIN_X, MARGIN_Y
+from vision.sizes import LEAST, NEIGHBOURS
+from vision.sizes import SCALE as SIZE_SCALE
 from vision.synthetic_sets import (
     EVAL_SEED0,
     FRAME_SIZES,
@@ -160,7 +162,10 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
   reader keeps 0..max_value of the set and renormalises.
 - **After reading**: a tile read as a double is dropped when each of its halves lies on a half of another tile
   that reads the same value, or one half does and that tile is as sure and lies along it: a box over the joint of
-  two tiles that match where they meet (`vision/ghosts.py`).
+  two tiles that match where they meet (`vision/ghosts.py`). Then a tile is dropped when its size (the square root of
+  its box's length times its width) is over {SIZE_SCALE:g} times, or under 1/{SIZE_SCALE:g} of, the median size
+  of the {NEIGHBOURS} sure tiles (scored at least {SURE}) nearest it, with {LEAST} at least to measure it by: a table
+  holds one set, so every tile is the same size (`vision/sizes.py`).
 
 ## Data recipe
 
@@ -207,7 +212,8 @@ Measured right after training by the code behind `domino-hub eval vision`
 (`vision/evaluate.py` documents the matching rules). Each frame is looked at as it is and in
 stretched views that undo an oblique camera's foreshortening, each view also mirrored; the surest is
 kept, with the tiles that only other views found surely (`vision/view.py`, `vision/detector.py`), less the doubles
-read over a joint (`vision/ghosts.py`); the hub's camera, above the table, looks at each frame only as it is, once.
+read over a joint (`vision/ghosts.py`) and the boxes of another size than the tiles round them (`vision/sizes.py`);
+the hub's camera, above the table, looks at each frame only as it is, once.
 
 {metrics_table(results)}
 
