@@ -67,6 +67,10 @@ def test_only_sure_tiles_measure_and_too_few_measure_nothing() -> None:
     tiles = heap(3)
     weak_big = [box(100 + 100 * k, 300, 3 * LENGTH, 3 * WIDTH, confidence=0.4) for k in range(6)]
     assert odd_sized([*tiles, *weak_big]) == set(range(3, 9))  # the weak boxes do not make the tiles look small
+    # a real photo seen close up: one large tile found, scored 0.5, among small boxes on the marble's veins, scored
+    # just over the detector's 0.5, which must not measure it
+    veins = [box(100 + 50 * k, 500, 0.15 * LENGTH, 0.15 * WIDTH, confidence=0.55, face="up") for k in range(6)]
+    assert odd_sized([box(300, 200, 3 * LENGTH, 3 * WIDTH, confidence=0.5, face="up"), *veins]) == set()
     weak = [box(100 + 100 * k, 400, confidence=0.4) for k in range(3)]
     assert odd_sized([*heap(2), box(200, 300, 3 * LENGTH, 3 * WIDTH), *weak]) == set()  # two sure tiles measure nothing
     assert odd_sized([]) == set()

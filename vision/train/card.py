@@ -23,7 +23,7 @@ from vision.detector import (
 from vision.eval_run import SetResult, confusion_markdown, metrics_table
 from vision.geometry import DET_MAX_SIDE, DET_STRIDE, HALF_PATCH, NUM_VALUES
 from vision.pips import MARGIN_X, MARGIN_Y
-from vision.sizes import LEAST, NEIGHBOURS
+from vision.sizes import LEAST, MEASURE, NEIGHBOURS
 from vision.sizes import SCALE as SIZE_SCALE
 from vision.synthetic_sets import (
     EVAL_SEED0,
@@ -164,7 +164,7 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
   that reads the same value, or one half does and that tile is as sure and lies along it: a box over the joint of
   two tiles that match where they meet (`vision/ghosts.py`). Then a tile is dropped when its size (the square root of
   its box's length times its width) is over {SIZE_SCALE:g} times, or under 1/{SIZE_SCALE:g} of, the median size
-  of the {NEIGHBOURS} sure tiles (scored at least {SURE}) nearest it, with {LEAST} at least to measure it by: a table
+  of the {NEIGHBOURS} sure tiles (scored at least {MEASURE}) nearest it, with {LEAST} at least to measure it by: a table
   holds one set, so every tile is the same size (`vision/sizes.py`).
 
 ## Data recipe
