@@ -45,16 +45,14 @@ def odd_sized(tiles: Sequence[DetectedTile]) -> set[int]:
     gaps = np.linalg.norm(centers[:, None] - centers[None], axis=2)
     gaps[:, ~sure] = np.inf
     np.fill_diagonal(gaps, np.inf)
-    odd = set()
-    for i, row in enumerate(gaps):
-        near = np.argsort(row, kind="stable")[:NEIGHBOURS]
-        near = near[np.isfinite(row[near])]
-        if len(near) < LEAST:
-            continue
-        ratio = size[i] / np.median(size[near])
-        if not 1 / SCALE <= ratio <= SCALE:
-            odd.add(i)
-    return odd
+    near = np.argsort(gaps, axis=1, kind="stable")[:, :NEIGHBOURS]  # each tile's nearest sure tiles, nearest first
+    counted = np.isfinite(np.take_along_axis(gaps, near, axis=1))
+    measured = counted.sum(axis=1) >= LEAST
+    if not measured.any():
+        return set()
+    median = np.nanmedian(np.where(counted, size[near], np.nan)[measured], axis=1)
+    ratio = size[measured] / median
+    return {int(i) for i in np.flatnonzero(measured)[(ratio < 1 / SCALE) | (ratio > SCALE)]}
 
 
 def without_odd_sized(tiles: Sequence[DetectedTile]) -> list[DetectedTile]:
