@@ -136,6 +136,10 @@ class HubSettings:
     candidates: int = 10  # round outlines looked at closely
     min_rim: float = 0.45  # share of the rim that must show an edge (tiles in the slots hide some of it)
     min_slot_fit: float = 0.8  # how clearly the band inside the rim must show the slots
+    # round a double (the engine) and inside a whole rim, faint slots are enough: a dark hub's grooves barely
+    # show on its body, and its fit falls under min_slot_fit when the rim found is a pixel or two off
+    engine_slot_fit: float = 0.5
+    engine_rim: float = 0.9
 
 
 def _polar(lab: np.ndarray, centre: np.ndarray, radii: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -356,9 +360,10 @@ def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int 
         # a complete rim counts most; any busy patch can look slotted. With share ** 4 a hand laid in two
         # rows (3/4 of a rim, fit 2.9) beat a dim black hub (whole rim, fit 0.87): rendered seed 2
         score = min(fit, 3.0) * share ** 6
-        if any(math.dist(e, centre) < 0.25 * radius for e in engines):
+        engine = any(math.dist(e, centre) < 0.25 * radius for e in engines)
+        if engine:
             score *= 2.0  # a double lies in its centre: the engine
-        if fit >= s.min_slot_fit:
+        if fit >= (s.engine_slot_fit if engine and share >= s.engine_rim else s.min_slot_fit):
             found.append((score, centre / scale, radius / scale, phase))
     if not found:
         raise CalibrationError(f"no hub with {slots} slots in view: is it covered, or out of the picture?")
