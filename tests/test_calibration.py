@@ -21,6 +21,7 @@ from hub.calibration import (
 )
 from hub.config import load_config
 from vision.frames import Frame
+from vision.synth.truth import HubTruth
 
 
 def drawn_hub(centre: tuple[float, float], radius: float, first_deg: float, size: tuple[int, int] = (960, 1280),
@@ -152,6 +153,13 @@ def test_a_double_far_from_the_hub_does_not_draw_its_near_look_away() -> None:
     assert watch.calibration == start
 
 
+def _assert_every_slot_found(cal: Calibration, hub: HubTruth) -> None:
+    """Every slot the renderer printed is one of the found ones, within 3 degrees."""
+    for slot in hub.slots:
+        angle = math.degrees(math.atan2(slot.outward[1] - slot.point[1], slot.outward[0] - slot.point[0]))
+        assert min(abs((angle - a + 180) % 360 - 180) for a in cal.slot_angles) < 3.0
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 75])
 def test_the_hub_is_found_in_a_rendered_table(seed: int) -> None:
     from vision.synth.game import SyntheticGame
@@ -161,9 +169,7 @@ def test_the_hub_is_found_in_a_rendered_table(seed: int) -> None:
     cal = find_hub(image)
     assert math.dist(cal.centre, truth.hub.center) < 0.06 * truth.hub.radius
     assert cal.radius == pytest.approx(truth.hub.radius, rel=0.1)
-    for slot in truth.hub.slots:  # every printed slot is one of the found ones
-        angle = math.degrees(math.atan2(slot.outward[1] - slot.point[1], slot.outward[0] - slot.point[0]))
-        assert min(abs((angle - a + 180) % 360 - 180) for a in cal.slot_angles) < 3.0
+    _assert_every_slot_found(cal, truth.hub)
 
 
 def test_a_dark_hub_with_faint_slots_is_found_round_its_engine() -> None:
@@ -180,9 +186,7 @@ def test_a_dark_hub_with_faint_slots_is_found_round_its_engine() -> None:
     tiles = TruthReader(lambda frame: truth.tiles, top=game.rules.set)(Frame(image, 6.0, "t", 24))
     cal = find_hub(image, tiles=tiles)
     assert math.dist(cal.centre, truth.hub.center) < 0.06 * truth.hub.radius
-    for slot in truth.hub.slots:
-        angle = math.degrees(math.atan2(slot.outward[1] - slot.point[1], slot.outward[0] - slot.point[0]))
-        assert min(abs((angle - a + 180) % 360 - 180) for a in cal.slot_angles) < 3.0
+    _assert_every_slot_found(cal, truth.hub)
 
 
 def test_a_knocked_camera_is_noticed_in_a_rendered_game() -> None:
