@@ -107,7 +107,7 @@ class TableButton:
             log.info("button: %s passed", state.turn)
 
     def undo(self) -> None:
-        """Take back the last stored action."""
+        """Take back the newest press still waiting, or else the last stored action."""
         try:
             action = self._table.undo(source="button")
         except NoGame as e:

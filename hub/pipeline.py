@@ -230,8 +230,9 @@ class Pipeline:
             assert rec is not None
             return rec.start_round(action.first, source, action.hands, action.engine)
         if isinstance(action, Undo):
+            waiting = len(self.table.waiting_presses())
             undone = self.table.undo(source)
-            if rec is not None:
+            if rec is not None and len(self.table.waiting_presses()) == waiting:  # a stored action went
                 rec.after_undo()
             return None if undone is None else Verdict(undone, None)
         return self.table.submit(action, source)

@@ -479,7 +479,7 @@ class Reconciler:
         if before.check(play) is not None:
             return None
         log.info("%s was laid before %s, which settled first: recorded in that order", earlier, play)
-        self.table.undo("camera")
+        self.table.undo("camera", waiting_first=False)
         verdict = self._record(tile.id, earlier)
         self._record(last_id, play)
         return verdict
@@ -653,6 +653,8 @@ class Reconciler:
         if action is None:
             if pending.tile_id is not None:
                 self.round.ignored.add(pending.tile_id)
+                if self.tracker is not None:
+                    self.tracker.dismiss(pending.tile_id)
         else:  # recorded before the question closes, so the presses that waited for it come after it
             # a tile question's answer, offered or typed in, names the tile the camera saw: its alert then
             # clears when it is taken back, and it is not asked about again (dev seed 132: "6|3" typed four

@@ -200,18 +200,29 @@ class Table:
             self.bus.publish(AlertCleared(alert_id, reason))
         return found
 
-    def undo(self, source: str) -> Action | None:
-        """Remove the last stored action and rebuild the game without it."""
+    def undo(self, source: str, waiting_first: bool = True) -> Action | None:
+        """Take back the newest press still waiting (``hold_presses``), or else remove the last stored
+        action and rebuild the game without it.
+
+        A press that waits is newer than anything stored: a player who pressed "draw" twice while the
+        camera was catching up and then "undo" means that second press, not the play before it.
+        The camera's own corrections (``waiting_first=False``) always take back the stored action.
+        """
+        cleared: list[int] = []
         with self._lock:
             game, game_id = self._need_game()
-            action = self.store.undo(game_id)
-            if action is None:
-                return None
-            stored = self.store.load(game_id)
-            self.game = stored.replay()
-            state = self.game.state()
-            cleared = list(self.alerts)
-            self.alerts.clear()
+            if waiting_first and self._waiting:
+                action, _ = self._waiting.pop()
+                state = game.state()
+            else:
+                undone = self.store.undo(game_id)
+                if undone is None:
+                    return None
+                action = undone
+                self.game = self.store.load(game_id).replay()
+                state = self.game.state()
+                cleared = list(self.alerts)
+                self.alerts.clear()
         for alert_id in cleared:
             self.bus.publish(AlertCleared(alert_id, "undo"))
         self.bus.publish(ActionUndone(game_id, action, source, state))

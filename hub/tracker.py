@@ -57,6 +57,7 @@ class TrackerSettings:
     whole_share: float = 0.8  # a box shorter than this share of the settled tiles' is a tile seen in part (a
     # hand still over it), one longer than their length over it is no one tile (a hand, a phantom on the cloth):
     part_s: float = 2.0  # either settles only after this long, if it stays so
+    dismissed_share: float = 0.5  # a back lying this much where the table said a back was no tile is that back
 
 
 @dataclass(frozen=True)
@@ -240,6 +241,7 @@ class Tracker:
         # tile id -> the train the game has it in (set by the reconciler), in the order the game took them
         self.claims: dict[int, str] = {}
         self._pinned: dict[int, Quad] = {}  # claimed tile id -> where it lay when the game took it
+        self._dismissed: list[Quad] = []  # where the table said a back seen is no train's tile (``dismiss``)
         self._dirty = True  # the board must be built again (a claim or the calibration changed)
         self.alternatives: dict[int, tuple[str, ...]] = {}
         self.even: frozenset[int] = frozenset()
@@ -250,6 +252,7 @@ class Tracker:
         self._tracks.clear()
         self.claims.clear()
         self._pinned.clear()
+        self._dismissed.clear()
         self._dirty = True
 
     def in_place(self, least: int = 4) -> bool:
@@ -266,10 +269,25 @@ class Tracker:
             track.held = None if values is None else (min(values), max(values))
         self._dirty = True
 
+    def dismiss(self, tile_id: int) -> None:
+        """The table said a back lying past a train's recorded end was no tile laid there: a back seen in
+        that place again is left out of the trains (seed 6007: a stretch of a striped cloth by Cy's end,
+        read as a back, was asked about each time its track restarted, and the second time, with Ana's
+        tile just laid beside it, the table's answer named hers and the game took the stripe for it)."""
+        track = self._tracks.get(tile_id)
+        if track is not None and track.face_down and tile_id not in self.claims:
+            self._dismissed.append(track.quad)
+            self._dirty = True
+
+    def _dismissed_back(self, track: _Track) -> bool:
+        return (track.face_down and track.id not in self.claims
+                and covered_share(track.quad, self._dismissed) >= self.settings.dismissed_share)
+
     def release_claims(self) -> None:
         """A new round: the last round's tiles are being gathered up and hold no train any more."""
         self.claims.clear()
         self._pinned.clear()
+        self._dismissed.clear()
         for track in self._tracks.values():
             track.held = None
         self._dirty = True
@@ -449,7 +467,7 @@ class Tracker:
             if d < best and not tr.face_down:
                 engine, best = tr, d
         held = [self._placed(tr) for tr in settled if tr.id in self.claims and not tr.missing]
-        free = [tr for tr in settled if tr is not engine
+        free = [tr for tr in settled if tr is not engine and not self._dismissed_back(tr)
                 and (tr.id in self.claims or covered_share(tr.quad, held) < self.settings.shadow_share)]
         chains = self._chains(free)
         in_chain = {k for chain in chains.values() for k, _ in chain}

@@ -12,7 +12,7 @@ import pytest
 
 from hub.bus import EventBus
 from hub.calibration import Calibration, assign_trains
-from hub.events import AlertCleared, HandCounts, IllegalAction, Question, QuestionClosed
+from hub.events import ActionUndone, AlertCleared, HandCounts, IllegalAction, Question, QuestionClosed
 from hub.reconciler import NONE_OF_THESE, NOTHING_MISSED, SOMEONE_ELSE, Reconciler
 from hub.table import Table
 from hub.tracker import Board, BoardChange, SeenTile, Tracker
@@ -242,6 +242,31 @@ def test_a_play_the_camera_never_saw_is_named_by_the_table_and_the_press_that_wa
     (released,) = h.rec.take_released()
     assert released.ok
     assert h.seen_events(IllegalAction) == []
+
+
+def test_an_undo_while_presses_wait_takes_back_the_newest_press_not_the_play_before_it() -> None:
+    """The camera missed Ben's tile, so Cy's draw waits; Cy pressed "draw" twice by mistake and then
+    "undo". That means the second press: taking back Ana's recorded play instead would put the hub a
+    turn behind the table, and every press after it out of turn."""
+    h = started()
+    anas = seen(2, sure(12), sure(6))
+    h.see(board({"Ana": [anas]}, ENGINE))
+    assert h.actions[1:] == [Play("Ana", (6, 12), "Ana")]
+    for _ in range(2):
+        assert h.table.submit(Draw("Cy"), "web", alert=False).waiting
+    assert h.table.undo("phone") == Draw("Cy")
+    assert h.seen_events(ActionUndone)[-1].action == Draw("Cy")
+    assert h.actions[1:] == [Play("Ana", (6, 12), "Ana")] and h.table.waiting_presses() == (Draw("Cy"),)
+    h.see(board({"Ana": [anas]}, ENGINE, at=1.0))
+    h.see(board({"Ana": [anas]}, ENGINE, at=2.5))
+    missed = h.seen_events(Question)[-1]
+    assert missed.text == "Cy drew, but by the hub's count it is Ben's turn. What did Ben lay that the camera missed?"
+    h.rec.answer(missed.id, "12|8 on Ben")
+    assert h.actions[1:] == [Play("Ana", (6, 12), "Ana"), Play("Ben", (8, 12), "Ben"), Draw("Cy")]
+    (released,) = h.rec.take_released()
+    assert released.ok and h.seen_events(IllegalAction) == []
+    assert h.table.undo("phone") == Draw("Cy") and h.table.waiting_presses() == ()  # nothing waits: the stored draw
+    assert h.actions[1:] == [Play("Ana", (6, 12), "Ana"), Play("Ben", (8, 12), "Ben")]
 
 
 def test_two_missed_turns_are_asked_one_after_the_other() -> None:

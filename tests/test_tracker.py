@@ -241,6 +241,29 @@ def test_a_tile_taken_for_a_back_continues_a_train_only_right_after_its_recorded
     assert readings(tracker.board, "Ben") == [(12, 3), (3, 5)]
 
 
+def test_a_back_the_table_dismissed_stays_out_of_the_train_when_seen_there_again() -> None:
+    """A stretch of striped cloth by Ana's end reads as a back; the table says it is no tile. Its track
+    lost and found again (a hand passed over it) is still no tile of her train, but a tile laid face up
+    in that place is."""
+    tracker = Tracker(CAL)
+    ana = lay_train(1, [(12, 4), (4, 0)])
+    stripe = as_back(ana[1])
+    run(tracker, [[engine(), ana[0], stripe]] * 8)
+    tracker.claim(tracker.board.trains["Ana"][0].id, "Ana")
+    run(tracker, [[engine(), ana[0], stripe]] * 2, t0=1.0)
+    (_, phantom) = tracker.board.trains["Ana"]
+    assert phantom.face_down
+    tracker.dismiss(phantom.id)
+    run(tracker, [[engine(), ana[0], stripe]] * 2, t0=1.2)
+    assert readings(tracker.board, "Ana") == [(12, 4)] and tracker.board.backs == ()
+    run(tracker, [[engine(), ana[0]]] * 10, t0=1.4)  # gone for a second, then back on a new track
+    run(tracker, [[engine(), ana[0], stripe]] * 8, t0=2.4)
+    assert readings(tracker.board, "Ana") == [(12, 4)]
+    run(tracker, [[engine(), ana[0]]] * 10, t0=3.2)
+    run(tracker, [[engine(), *ana]] * 8, t0=4.2)  # Ana's 4|0 laid there, face up
+    assert readings(tracker.board, "Ana") == [(12, 4), (4, 0)]
+
+
 def test_a_tile_taken_from_a_face_down_row_and_laid_face_up_is_not_a_back() -> None:
     """Its track may follow it from the row (a back for a long while) to the train: only how it lies
     since it last moved counts."""
