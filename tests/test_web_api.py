@@ -106,6 +106,16 @@ def test_a_press_that_waits_for_the_cameras_question_is_accepted_for_later(hub):
     assert verdict.ok and state(hub)["game"]["turn"] == "Ben"
 
 
+def test_the_pages_undo_takes_back_a_press_still_waiting_before_anything_stored(hub):
+    start_game(hub)
+    hub.table.hold_presses(True)
+    assert post(hub, "/api/actions", {"act": "draw", "player": "Ben"}).status_code == 202
+    r = post(hub, "/api/undo")
+    assert r.status_code == 200 and r.json["undone"] == {"act": "draw", "player": "Ben"}
+    assert hub.table.waiting_presses() == () and state(hub)["game"]["phase"] == "playing"  # the start stands
+    assert post(hub, "/api/undo").json["undone"]["act"] == "start"
+
+
 def test_events_stream_starts_with_the_model_then_catches_up_from_its_id(hub):
     start_game(hub)
     assert hub.live.drain()  # the page has taken in the new game (its subscriber runs on its own thread)
