@@ -118,6 +118,7 @@ done = store.load(game_id).actions
 assert list(done) == expected[:len(done)], "the stored game is not a prefix of the plan"
 print("ready", len(done), flush=True)
 for action in expected[len(done):]:
+    sys.stdin.readline()  # paced by the test, so the kill lands in an append; at end of input it runs on
     seq = store.append(game_id, action)  # returns once committed
     print(seq, flush=True)
 print("done", flush=True)
@@ -155,21 +156,27 @@ def test_sigkill_loses_no_committed_action_and_never_half_of_one(tmp_path: Path)
     committed = 0  # actions the writer has reported committed
     kills = 0
     while True:
-        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(plan)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env)
-        assert proc.stdout is not None
+        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(plan)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        assert proc.stdin is not None and proc.stdout is not None
         ready = proc.stdout.readline().split()
         assert ready[:1] == ["ready"], proc.stderr.read() if proc.stderr else ""
         assert int(ready[1]) == committed
         if kills == kills_wanted:
+            proc.stdin.close()  # the rest of the game without pause
             break
         for _ in range(rng.randint(0, most_between_kills)):
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
             seq = int(proc.stdout.readline())
             assert seq == committed
             committed += 1
-        time.sleep(rng.uniform(0, 0.004))  # land the kill anywhere in the next append
+        proc.stdin.write("go\n")  # one more append, and the kill anywhere in it (a writer left to run
+        proc.stdin.flush()  # freely could finish the whole game before the kill on a fast disk)
+        time.sleep(rng.uniform(0, 0.004))
         os.kill(proc.pid, signal.SIGKILL)
         assert proc.wait(timeout=30) == -signal.SIGKILL
+        proc.stdin.close()
         for line in proc.stdout.read().splitlines():  # reports written before the kill, not yet read
             assert int(line) == committed
             committed += 1
