@@ -72,6 +72,8 @@ class ReconcilerSettings:
     # catch up by itself (a tile still settling) before the table is asked what the camera missed
     reorder_s: float = 3.0  # a tile of the same turn that settles this soon after the last play recorded may
     # have been laid before it (a double, then the tile after it: the hand hid the double a moment longer)
+    reclaim_share: float = 0.01  # a seen tile is held as a recorded tile whose likelihood is at least this share
+    # of its likeliest reading's
 
 
 @dataclass(frozen=True)
@@ -284,7 +286,7 @@ class Reconciler:
                     continue
                 like = tile_likelihoods(seen.inner, seen.outer, game.rules.set)
                 tile = placed.tile
-                if like[tile.low, tile.high] >= 0.01 * float(like.max()):
+                if like[tile.low, tile.high] >= self.settings.reclaim_share * float(like.max()):
                     self.tracker.claim(seen.id, train, (tile.low, tile.high))
 
     def _judge_new_tiles(self, board: Board) -> list[Verdict]:
@@ -565,8 +567,9 @@ class Reconciler:
         held = sum(1 for t in board.trains.get(train, ()) if claims.get(t.id) == train)
         return held == len(game.trains.get(train, ()))
 
-    def _record(self, tile_id: int | None, action: Action, source: str = "camera") -> Verdict:
-        """Submit a camera play; an illegal one is remembered with its alert until the tile goes."""
+    def _record(self, tile_id: int | None, action: Action, source: str = "camera", claim: bool = True) -> Verdict:
+        """Submit a camera play; an illegal one is remembered with its alert until the tile goes. A legal one's
+        tile is held in its train, unless ``claim`` is False (the tile is not surely the one laid)."""
         verdict = self._submit(action, source)
         if tile_id is None:
             return verdict
@@ -575,7 +578,7 @@ class Reconciler:
             self.round.illegal[tile_id] = verdict.alert
         elif isinstance(action, Play):
             self._last_play = (tile_id, action, 0.0 if self.board is None else self.board.time)
-            if self.tracker is not None:
+            if self.tracker is not None and claim:
                 self.tracker.claim(tile_id, action.train, action.tile)
         return verdict
 
@@ -660,9 +663,28 @@ class Reconciler:
             # clears when it is taken back, and it is not asked about again (dev seed 132: "6|3" typed four
             # times over, four alerts that never cleared); a missed play's is the seen tile it offered, if any
             seen = pending.tiles.get(answer) if pending.kind == "missed" else pending.tile_id
-            verdict = self._record(seen, action, source)
+            typed_over_a_back = answer not in pending.options and self._back_not_read_as(seen, action)
+            verdict = self._record(seen, action, source, claim=not typed_over_a_back)
         self._close_question(answer)
         return verdict
+
+    def _back_not_read_as(self, tile_id: int | None, action: Action) -> bool:
+        """Whether the tile asked about lies face down and its pips, read anyway, do not show the tile typed in.
+
+        The typed tile then names the play, not that back: seed 6014, a back of Cy's hand lay by Dee's end
+        and was asked about as Dee laid 4|11 beside it; the table typed 4|11, the back was held as Dee's
+        tile, and the real 4|11, left loose, was counted in Cy's hand. Left unheld, the tile that reads as
+        it is found in the train (``_reclaim``)."""
+        game, board = self.table.game, self.board
+        if tile_id is None or not isinstance(action, Play) or game is None or board is None:
+            return False
+        seen = next((t for t in (*board.backs, *(t for chain in board.trains.values() for t in chain))
+                     if t.id == tile_id), None)
+        if seen is None or not seen.face_down or not (seen.inner and seen.outer):
+            return False
+        like = tile_likelihoods(seen.inner, seen.outer, game.rules.set)
+        low, high = sorted(action.tile)
+        return bool(like[low, high] < self.settings.reclaim_share * float(like.max()))
 
     def _parse_answer(self, answer: str, pending: PendingQuestion) -> Action:
         game = self.table.game

@@ -670,6 +670,26 @@ def test_a_tile_named_by_typing_it_in_is_that_tile_its_alert_clears_when_taken_b
     assert len(h.table.alerts) == 0
 
 
+@pytest.mark.parametrize("reads_so", [False, True])
+def test_a_tile_typed_in_over_a_back_is_held_there_only_when_the_backs_pips_read_as_it(reads_so: bool) -> None:
+    """Seed 6014: a back of Cy's hand lay by Dee's end as Dee laid 4|11 beside it. Asked "Was that 0|0?" about
+    the back, the table typed 4|11; the game held the back as Dee's tile, and the real 4|11, left loose, was
+    counted in Cy's hand. The play stands; the tile that reads as it is the one held. A 0|1 the detector took
+    for a back reads as itself, and is held at once."""
+    h, tracker = started_with_tracker()
+    back = replace(seen(2, sure(12) if reads_so else sure(0), sure(5) if reads_so else sure(0), centre=(540, 420)),
+                   up_share=0.0)
+    h.see(board({"Ana": [back]}, ENGINE))
+    question = h.seen_events(Question)[-1]
+    verdict = h.rec.answer(question.id, "12|5")  # not offered: typed in
+    assert verdict is not None and verdict.ok and h.actions[-1] == Play("Ana", (5, 12), "Ana")
+    assert tracker.claims == ({2: "Ana"} if reads_so else {})
+    if not reads_so:
+        laid = seen(3, sure(12), sure(5), centre=(500, 400))
+        h.see(board({"Ana": [laid]}, ENGINE, backs=[back]))
+        assert tracker.claims == {3: "Ana"} and len(h.actions) == 2
+
+
 def test_a_recorded_tile_found_again_late_does_not_move_the_rounds_end_past_the_turned_hands() -> None:
     """Seen on dev seed 144: the round's last tile, recorded at 5 s, was found again by a new track that settled
     at 16 s, after Ben had turned his hand over (9 s). Taken as the round's end, that made his real tiles look
