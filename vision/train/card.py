@@ -11,7 +11,6 @@ from vision.corners import MARGIN_Y as REFINER_MARGIN_Y
 from vision.corners import MOVE_SCALE, PASSES, PATCH_H, PATCH_W
 from vision.detector import (
     COVERED,
-    END_BAR,
     LINK_BAR,
     MAX_SIDE_LIMIT,
     MIRRORED_THRESHOLD,
@@ -136,9 +135,6 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
   peak down to {LINK_BAR} that continues a train: laid end to end with a face-up tile scored at least {SURE}, or
   with one kept so, its size within {LINK_SIZE:.0%} and its axis turned at most {math.degrees(LINK_TURN):.0f}
   degrees (`vision/trains.py`).
-  The hub's camera tells the detector where each train's next tile would lie (`ends`, from
-  `Tracker.open_ends`); a face-up peak down to {END_BAR} centred within 1.6 tile lengths of one of them is a
-  tile (`END_BAR`, since 2026-12-06: a blank 0|0 at a train's end, much like a back, scored 0.33).
 - **Architecture**: CenterNet-style; a stride-32 encoder of plain and depthwise-separable convolutions
   (dilated at the bottom) and a light stride-4 decoder with lateral connections (`vision/train/nets.py`).
 
