@@ -284,10 +284,15 @@ class Reconciler:
             for seen, placed in zip(chain, recorded, strict=False):
                 if seen.id in claims:
                     continue
-                like = tile_likelihoods(seen.inner, seen.outer, game.rules.set)
                 tile = placed.tile
-                if like[tile.low, tile.high] >= self.settings.reclaim_share * float(like.max()):
+                if self._reads_as(seen, tile, game.rules.set):
                     self.tracker.claim(seen.id, train, (tile.low, tile.high))
+
+    def _reads_as(self, seen: SeenTile, tile: Tile, top: int) -> bool:
+        """Whether ``seen``'s pips leave ``tile`` plausible: at least ``reclaim_share`` of the likelihood of its
+        likeliest reading."""
+        like = tile_likelihoods(seen.inner, seen.outer, top)
+        return bool(like[tile.low, tile.high] >= self.settings.reclaim_share * float(like.max()))
 
     def _judge_new_tiles(self, board: Board) -> list[Verdict]:
         self._reclaim(board)
@@ -682,9 +687,7 @@ class Reconciler:
                      if t.id == tile_id), None)
         if seen is None or not seen.face_down or not (seen.inner and seen.outer):
             return False
-        like = tile_likelihoods(seen.inner, seen.outer, game.rules.set)
-        low, high = sorted(action.tile)
-        return bool(like[low, high] < self.settings.reclaim_share * float(like.max()))
+        return not self._reads_as(seen, Tile.of(*action.tile), game.rules.set)
 
     def _parse_answer(self, answer: str, pending: PendingQuestion) -> Action:
         game = self.table.game
