@@ -44,6 +44,10 @@ class TrackerSettings:
     gone_claimed_s: float = 300.0  # the same for a tile the game holds: trains stay put all round, under
     # hands, markers and cups, so a recorded tile is only forgotten when the next round starts
     min_confidence: float = 0.3  # weaker detections are ignored (the reader keeps its own threshold too)
+    sure_confidence: float = 0.35  # the detector's own bar (``vision.detector.THRESHOLD``): a weaker detection
+    # comes only where a train's next tile would lie (``open_ends``), and a tile seen so far only by such
+    # detections settles only after ``part_s`` (a blank double at a train's end scores under the bar for good,
+    # eval-hub seed 6015; a tile still under the hand that lays it only for a moment, seed 5005)
     seen_share: float = 0.6  # of the frames while settling, at least this share must show the tile
     still_px: float = 0.2  # in tile widths: moving more restarts the settling clock
     still_deg: float = 10.0
@@ -155,8 +159,9 @@ def covered_share(quad: Quad, others: Sequence[Quad]) -> float:
 class _Track:
     """One physical tile followed across frames (mutable, private to the tracker)."""
 
-    def __init__(self, tid: int, det: DetectedTile, quad: Quad, t: float, frame: int) -> None:
+    def __init__(self, tid: int, det: DetectedTile, quad: Quad, t: float, frame: int, sure: bool) -> None:
         self.id = tid
+        self.sure = sure  # seen at least once at the detector's own bar
         self.quad = quad
         self.ref = quad.half_centres()  # half order is fixed by where halves[0] was first seen
         self.anchor = (quad.centre, quad.angle, t, frame)
@@ -300,11 +305,20 @@ class Tracker:
         dets = [d for d in detections if d.confidence >= s.min_confidence and (d.face == "up" or d.values)]
         quads = [Quad.of(d.corners) for d in dets]
         matched = self._associate(dets, quads, t)
+        # a weak look at a tile once seen surely is no look at it: it neither keeps it nor moves it (eval-hub
+        # seed 6018: weak looks at a phantom by Dee's slot kept it there past its time, and the table's answer
+        # about Dee's tile, laid beside it, took it for that tile, 16 px off where the train's next tile joins)
+        weak = {i for i, det in enumerate(dets) if det.confidence < s.sure_confidence}
+        ignored = {i for i, track in matched.items() if i in weak and track.sure}
+        matched = {i: track for i, track in matched.items() if i not in ignored}
         changes: list[BoardChange] = []
         for i, (det, quad) in enumerate(zip(dets, quads, strict=True)):
+            if i in ignored:
+                continue
             track = matched.get(i)
+            sure = i not in weak
             if track is None:
-                track = _Track(next(self._ids), det, quad, t, frame)
+                track = _Track(next(self._ids), det, quad, t, frame, sure)
                 self._tracks[track.id] = track
                 continue
             was_down = track.face_down
@@ -312,7 +326,11 @@ class Tracker:
             self._dirty |= track.settled_at is not None and track.face_down != was_down  # turned over
             centre, angle, _, _ = track.anchor
             moved = np.linalg.norm(quad.centre - centre) > s.still_px * quad.width
-            if moved or math.degrees(angle_gap(quad.angle, angle)) > s.still_deg:
+            # first seen surely: the weak looks came while a hand may still have covered it, so it is read
+            # and timed from here, as it would have been had the weak ones never come
+            first_sure = sure and not track.sure and track.settled_at is None
+            track.sure |= sure
+            if first_sure or moved or math.degrees(angle_gap(quad.angle, angle)) > s.still_deg:
                 track.restart(t, frame)
                 self._dirty |= track.settled_at is not None
         seen = {id(tr) for tr in matched.values()}
@@ -424,7 +442,7 @@ class Tracker:
         _, _, since, since_frame = track.anchor
         if t - since < self.settings.stable_s or track.missing:
             return False
-        if t - since < self.settings.part_s and not self._whole(track):
+        if t - since < self.settings.part_s and not (track.sure and self._whole(track)):
             return False
         frames = frame - since_frame + 1
         return track.samples > 0 and track.seen >= self.settings.seen_share * frames

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.detector import Candidate, OnnxTileDetector, side_for, whole_fraction
+from vision.detector import END_BAR, THRESHOLD, Candidate, OnnxTileDetector, at_ends, decode, side_for, whole_fraction
 from vision.eval_run import SetResult, write_report
 from vision.evaluate import Tally, TruthTile, score_photo, score_synthetic, size_group, size_group_name
 from vision.geometry import half_centers, points_in_quads, quad_params, rect_corners, shoelace
@@ -300,7 +300,8 @@ def test_the_hub_camera_frame_is_looked_at_halved_and_keeps_that_size(monkeypatc
 
     looks: list[int] = []
 
-    def run(self, image: np.ndarray, side: int) -> tuple[list[Candidate], float]:
+    def run(self, image: np.ndarray, side: int, ends: np.ndarray | None = None,
+            within: float = 0.0) -> tuple[list[Candidate], float]:
         looks.append(side)
         scale = side / max(image.shape[:2])
         return _found(64.0 / scale if side > 640 else 35.0 / scale), scale  # 35 px long at 640, asks for ~1170
@@ -402,6 +403,51 @@ def test_a_ghost_over_the_joint_of_two_tiles_is_dropped_but_a_neighbour_is_kept(
     # over one tile only, half of it lies on nothing: a tile of its own, kept
     found = decode(_maps([(10, 10, 3.0), (14, 10, 0.0)]), 1.0, 0.35)
     assert len(found) == 2
+
+
+def test_a_weaker_face_up_peak_is_a_tile_only_where_a_trains_next_tile_would_lie() -> None:
+    """A blank double looks much like a back, and the detector scores it under its bar at a train's end (eval-hub
+    seed 6015: 0.33 against 0.35). Where the game says a train's next tile lies, such a peak is a tile; elsewhere,
+    and face down, it is not."""
+    weak = float(np.log(0.33 / 0.67))  # the logit of a 0.33 peak
+    maps = _maps([(6, 6, 3.0), (20, 6, weak), (20, 24, weak)])
+    maps[1, 24, 6] = weak  # a face-down peak as weak
+    found = decode(maps, 1.0, END_BAR)
+    assert END_BAR < 0.33 < THRESHOLD and len(found) == 4
+
+    def centres(ends: list[tuple[float, float]], within: float = 40.0) -> list[tuple[int, int]]:
+        kept = at_ends(found, THRESHOLD, np.array(ends, np.float64).reshape(-1, 2), within)
+        return sorted((round(float(c.corners[:, 0].mean())), round(float(c.corners[:, 1].mean()))) for c in kept)
+
+    assert centres([]) == [(24, 24)]
+    assert centres([(90.0, 30.0)]) == [(24, 24), (80, 24)]  # the end beside the first weak peak
+    assert centres([(90.0, 30.0)], within=5.0) == [(24, 24)]  # farther than ``within``
+    assert centres([(26.0, 98.0)]) == [(24, 24)]  # the face-down one stays out
+
+
+def test_the_reader_passes_where_trains_next_tiles_lie_on_to_the_detector(monkeypatch) -> None:
+    """The hub tells the reader where each train's next tile would lie (``Tracker.open_ends``); a weak face-up
+    peak there comes out as a tile, read, and the same peak anywhere else does not."""
+    import vision.detector as detector
+    from vision.reader import OnnxTileReader
+
+    weak = float(np.log(0.33 / 0.67))
+    maps = np.zeros((8, 120, 160), np.float32)
+    maps[:2] = -10.0
+    maps[4], maps[6], maps[7] = 1.0, np.log(60.0), np.log(30.0)
+    maps[0, 30, 40], maps[0, 30, 100] = 3.0, weak  # a sure tile at (160, 120), a weak one at (400, 120)
+    monkeypatch.setattr(detector.OnnxTileDetector, "_maps", lambda self, x: maps)
+    reader = OnnxTileReader(threads=1)
+    frame = np.full((480, 640, 3), 90, np.uint8)
+
+    def centres(tiles: list[DetectedTile]) -> list[int]:
+        return sorted(round(t.center[0]) for t in tiles)
+
+    assert centres(reader.read(frame)) == [160]
+    near_weak = reader.read(frame, [(440.0, 120.0)], 60.0)
+    assert centres(near_weak) == [160, 400]
+    assert all(len(h.probs) == 13 for t in near_weak for h in t.halves)  # read like any tile
+    assert centres(reader.read(frame, [(160.0, 300.0)], 60.0)) == [160]
 
 
 def _ideal_maps(corners: np.ndarray, size: int) -> np.ndarray:

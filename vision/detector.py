@@ -51,6 +51,7 @@ STILL_MARGIN = 0.1
 THRESHOLD = 0.35  # a peak scoring above this is a tile
 MIRRORED_THRESHOLD = 0.30  # the same for the average of a look and its mirror image (chosen on validation seeds)
 SURE = 0.5  # only confident detections measure the tiles' size
+END_BAR = 0.3  # a weaker face-up peak is a tile where the caller knows a train's next tile would lie (``ends``)
 LINK_BAR = 0.2  # with a still photo's two looks, a weaker peak is a tile when it continues a train (vision/trains.py)
 COVERED = 0.7  # a detection lying this much on stronger ones is dropped: real tiles never lie on each other
 
@@ -147,6 +148,15 @@ def decode(out: np.ndarray, scale: float, threshold: float, max_tiles: int = 300
     return [Candidate(corners[i], float(score[i]), "down" if face_down[i] else "up") for i in keep]
 
 
+def at_ends(found: list[Candidate], bar: float, ends: np.ndarray, within: float) -> list[Candidate]:
+    """``found`` (decoded under ``bar``) less the peaks under it, but for face-up ones centred within ``within``
+    px of one of ``ends``. Decoding lower only adds peaks: a weaker one never removes a stronger."""
+    def near(c: Candidate) -> bool:
+        return bool(len(ends)) and float(np.linalg.norm(ends - c.corners.mean(axis=0), axis=1).min()) <= within
+
+    return [c for c in found if c.score >= bar or (c.face == "up" and near(c))]
+
+
 def _inner_points(corners: np.ndarray) -> np.ndarray:
     """(N, 15, 2): a 5x3 grid over the inner part of each quad (N, 4, 2), clear of its edges."""
     return quad_grid(corners, np.linspace(0.1, 0.9, 5), np.array([0.25, 0.5, 0.75])).reshape(len(corners), -1, 2)
@@ -165,24 +175,30 @@ class OnnxTileDetector:
         self.mirrored = mirrored
         self.side = DET_MAX_SIDE  # the input size used for the last frame
 
-    def detect(self, image: np.ndarray) -> list[Candidate]:
+    def detect(self, image: np.ndarray, ends: np.ndarray | None = None, within: float = 0.0) -> list[Candidate]:
+        """``ends`` (N, 2): where the caller knows a train's next tile would lie; a face-up peak centred within
+        ``within`` px of one is a tile from END_BAR on (a blank double, looking much like a back, scores under the
+        bar at a train's end: eval-hub seed 6015)."""
         side = self.side if self.sticky else DET_MAX_SIDE
-        found, scale = self._run(image, side)
+        found, scale = self._run(image, side, ends, within)
         better = side_for(found, scale, side, image.shape[:2] if self.sticky else None)
         if better != side:
-            found, scale = self._run(image, better)
+            found, scale = self._run(image, better, ends, within)
         self.side = better
         return found
 
-    def _run(self, image: np.ndarray, side: int) -> tuple[list[Candidate], float]:
+    def _run(self, image: np.ndarray, side: int, ends: np.ndarray | None = None,
+             within: float = 0.0) -> tuple[list[Candidate], float]:
         x, scale, width = detector_input(image, side)
         out = self._maps(x)
         if self.mirrored:
             axis = mirror_axis(width)
             out = average_with_mirrored(out, self._maps(mirror_input(x, axis)), axis)
-        if self.link_bar is None or self.link_bar >= self.threshold:
+        if self.link_bar is not None and self.link_bar < self.threshold:
+            return with_train_links(decode(out, scale, self.link_bar), self.threshold, SURE), scale
+        if ends is None or not len(ends) or self.threshold <= END_BAR:
             return decode(out, scale, self.threshold), scale
-        return with_train_links(decode(out, scale, self.link_bar), self.threshold, SURE), scale
+        return at_ends(decode(out, scale, END_BAR), self.threshold, ends, within), scale
 
     def _maps(self, x: np.ndarray) -> np.ndarray:
         (out,) = self.session.run(None, {"image": x})

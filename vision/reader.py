@@ -68,9 +68,9 @@ class OnnxTileReader:
         self.pips = OnnxPipReader(self.models_dir, self.threads)
 
     def read(self, image: np.ndarray, backs_at: Sequence[Point] = (), within: float = 0.0) -> list[DetectedTile]:
-        """``backs_at``: face-down tiles centred within ``within`` px of one of these points are read too, for
-        a caller that knows a tile lies face up there (the detector takes a tile with few pips, such as 0|1,
-        for a back now and then)."""
+        """``backs_at``: points where the caller knows a tile lies face up (a train's next tile). Face-down tiles
+        centred within ``within`` px of one are read too (the detector takes a tile with few pips, such as 0|1,
+        for a back now and then), and so are weaker face-up ones (``OnnxTileDetector.detect``'s ``ends``)."""
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             raise ValueError(f"expected a BGR uint8 image (H, W, 3), got {image.dtype} {image.shape}")
         points = np.asarray(backs_at, np.float64).reshape(-1, 2)
@@ -95,7 +95,7 @@ class OnnxTileReader:
                  within: float) -> tuple[list[DetectedTile], ViewEvidence]:
         """The tiles found in one view of ``image``, and how surely; adds the stages' time to ``times``."""
         t0 = time.perf_counter()
-        found = self._found_in(image, view)
+        found = self._found_in(image, view, points, within)
         t1 = time.perf_counter()
 
         def near(c: Candidate) -> bool:
@@ -124,10 +124,11 @@ class OnnxTileReader:
         probs = probs[:, :, : self.max_value + 1]
         return probs / np.maximum(probs.sum(axis=-1, keepdims=True), 1e-12)
 
-    def _found_in(self, image: np.ndarray, view: View) -> list[Candidate]:
-        """The detector's tiles in ``view`` of ``image``, in the frame's pixels (parallelograms once stretched)."""
+    def _found_in(self, image: np.ndarray, view: View, points: np.ndarray, within: float) -> list[Candidate]:
+        """The detector's tiles in ``view`` of ``image``, in the frame's pixels (parallelograms once stretched);
+        ``points`` and ``within`` as ``read``'s, looked at as the frame is (the hub's camera)."""
         if view.straight:
-            return self.detector.detect(image)
+            return self.detector.detect(image, points, within)
         stretched, affine = view.warp(image)
         found = self.detector.detect(stretched)
         if not found:
