@@ -44,10 +44,10 @@ class TrackerSettings:
     gone_claimed_s: float = 300.0  # the same for a tile the game holds: trains stay put all round, under
     # hands, markers and cups, so a recorded tile is only forgotten when the next round starts
     min_confidence: float = 0.3  # weaker detections are ignored (the reader keeps its own threshold too)
-    sure_confidence: float = 0.35  # the detector's own bar (``vision.detector.THRESHOLD``): a weaker detection
-    # comes only where a train's next tile would lie (``open_ends``), and a tile seen so far only by such
-    # detections settles only after ``part_s`` (a blank double at a train's end scores under the bar for good,
-    # eval-hub seed 6015; a tile still under the hand that lays it only for a moment, seed 5005)
+    sure_confidence: float = 0.35  # the detector's own bar (``vision.detector.THRESHOLD``). Under it a detection
+    # comes only where a train's next tile would lie (``open_ends``; a blank double there scores under the bar for
+    # good, eval-hub seed 6015): a tile seen only so settles after ``part_s``, its first look at the bar starts its
+    # reading and clock again, and a weak look at a tile once seen at the bar is ignored
     seen_share: float = 0.6  # of the frames while settling, at least this share must show the tile
     still_px: float = 0.2  # in tile widths: moving more restarts the settling clock
     still_deg: float = 10.0

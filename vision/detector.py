@@ -24,6 +24,10 @@ and averages the two maps. Chance peaks rarely come up in both looks, so a lower
 with fewer false ones, for twice the detector's time, which the hub's live frames cannot spare. Those two looks
 also take back weaker peaks that continue a train of tiles found (``with_train_links``): a shaken camera smears the
 joints along a train, and the detector then scores the middle of a run low.
+
+The hub's camera is looked at once, but the hub knows where each train's next tile would lie: there a face-up
+peak counts from ``END_BAR`` (``at_ends``). A blank double, its face much like a back, scores under the bar there
+(eval-hub seed 6015); the hub's tracker lets such a weak tile settle only slowly (``hub/tracker.py``).
 """
 
 from __future__ import annotations
