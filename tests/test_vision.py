@@ -107,8 +107,8 @@ def test_a_far_off_table_is_looked_at_larger_and_the_camera_keeps_that_size(monk
         r = OnnxTileReader(max_value=18, sticky=sticky)
         sides: list[int] = []
         run = r.detector._run
-        r.detector._run = lambda image, side, sides=sides, run=run: (  # type: ignore[method-assign]
-            sides.append(side), run(image, side))[1]
+        r.detector._run = lambda image, side, *ends, sides=sides, run=run: (  # type: ignore[method-assign]
+            sides.append(side), run(image, side, *ends))[1]
         counts = []
         for _ in range(3):
             before = len(sides)

@@ -103,6 +103,6 @@ def test_a_still_photos_detector_takes_back_tiles_a_shaken_train_hid() -> None:
     # the tiles the links took back do not judge the view (choose_view): they follow the view's own boxes
     evidence = []
     for cands in (with_links, without):
-        reader._found_in = lambda image, view, cands=cands: cands  # type: ignore[method-assign]
+        reader._found_in = lambda image, view, *ends, cands=cands: cands  # type: ignore[method-assign]
         evidence.append(reader._read_in(scene.image, STRAIGHT, np.zeros((0, 2)), 0.0)[1])
     assert evidence[0] == evidence[1]
