@@ -580,7 +580,6 @@ def test_the_trackers_sure_bar_is_the_detectors_own() -> None:
     assert TrackerSettings().sure_confidence == THRESHOLD
 
 
-
 def weaker(det: DetectedTile, conf: float) -> DetectedTile:
     """The same detection, scored ``conf`` by the detector."""
     return DetectedTile(det.corners, det.halves, conf, det.face)  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ from vision.corners import MARGIN_Y as REFINER_MARGIN_Y
 from vision.corners import MOVE_SCALE, PASSES, PATCH_H, PATCH_W
 from vision.detector import (
     COVERED,
+    END_BAR,
     LINK_BAR,
     MAX_SIDE_LIMIT,
     MIRRORED_THRESHOLD,
@@ -135,6 +136,9 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
   peak down to {LINK_BAR} that continues a train: laid end to end with a face-up tile scored at least {SURE}, or
   with one kept so, its size within {LINK_SIZE:.0%} and its axis turned at most {math.degrees(LINK_TURN):.0f}
   degrees (`vision/trains.py`).
+  The hub's camera is looked at once, but where it says a train's next tile would lie (`Tracker.open_ends`), a
+  face-up peak counts from {END_BAR} (`END_BAR`, `at_ends`): a blank double there scores under {THRESHOLD}
+  (eval-hub seed 6015). The hub's tracker takes such a tile only once it has lain there 2 s (`hub/tracker.py`).
 - **Architecture**: CenterNet-style; a stride-32 encoder of plain and depthwise-separable convolutions
   (dilated at the bottom) and a light stride-4 decoder with lateral connections (`vision/train/nets.py`).
 
