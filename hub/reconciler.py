@@ -801,7 +801,8 @@ class Reconciler:
         - those the detector took for a back now and then (a back from the boneyard, seen face up in a
           few frames, reads as some tile), the most often first;
         - then each most covered by the others in turn, while it lies at least half on them (a box over
-          the joint of two tiles laid end to end reads as a tile made of their halves).
+          the joint of two tiles laid end to end reads as a tile made of their halves);
+        - then one lying apart from all the others (``_apart``).
         """
         if held is None:
             return []
@@ -829,7 +830,21 @@ class Reconciler:
             return flickered
         quads = {k: Quad.of(laid_out[k].corners) for k in left}
         share, covered = max((covered_share(quads[k], [quads[o] for o in left if o != k]), k) for k in left)
-        return covered if share >= 0.5 else None
+        return covered if share >= 0.5 else Reconciler._apart(quads)
+
+    @staticmethod
+    def _apart(quads: Mapping[int, Quad], lengths: float = 3.0) -> int | None:
+        """Of three or more, the one lying more than ``lengths`` tile lengths from every other, the farthest
+        first: a hand is laid out together. Eval-hub seed 6000 at 2028x1520: a phantom on the corner of a
+        checked cloth, seen on and off all round and found again just as the hands were turned over, lay 7
+        tile lengths from Ben's two tiles and was counted as a 0|2 of his."""
+        if len(quads) < 3:
+            return None
+        length = float(np.median([q.length for q in quads.values()]))
+        gap = {k: min(float(np.linalg.norm(q.centre - o.centre)) for j, o in quads.items() if j != k)
+               for k, q in quads.items()}
+        far = max(gap, key=lambda k: gap[k])
+        return far if gap[far] > lengths * length else None
 
     def score_from_camera(self) -> Score:
         """The Score the table confirms: each seat's laid-out tiles as the camera read them."""

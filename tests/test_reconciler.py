@@ -654,6 +654,23 @@ def test_a_thing_face_up_long_after_the_seats_hand_was_turned_over_is_not_counte
         Tile(0, 9), Tile(2, 6), Tile(5, 11))
 
 
+@pytest.mark.parametrize("apart", [False, True])
+def test_a_thing_lying_apart_from_the_seats_laid_out_tiles_is_not_counted_when_the_seat_holds_fewer(
+        apart: bool) -> None:
+    """Eval-hub seed 6000 at 2028x1520: the corner of a checked cloth, read as a blank on and off all round, was
+    found again just as the hands were turned over, 7 tile lengths from Ben's two tiles, and counted as a 0|2 of
+    his. A hand is laid out together; a thing close by is not left out by where it lies."""
+    h, (x, y) = ana_went_out(ben_holds=2)
+    last = seen(2, sure(12), sure(5), CAL.centre, at=5.0)
+    d = CAL.direction({v: k for k, v in CAL.trains.items()}["Ben"])
+    off = 250.0 if apart else 90.0  # tiles 60 px long: 4 lengths, or 1.5
+    laid_out = [replace(seen(37, sure(6), sure(2), (x, y)), up_since=9.0),
+                replace(seen(38, sure(5), sure(11), (x + 40 * d[1], y - 40 * d[0])), up_since=9.5),
+                replace(seen(39, sure(0), sure(9), (x + off * d[0], y + off * d[1])), up_since=10.0)]
+    hand = h.rec.read_hands(h.table.game, board({"Ana": [last]}, loose=laid_out))["Ben"]
+    assert hand == ((Tile(2, 6), Tile(5, 11)) if apart else (Tile(0, 9), Tile(2, 6), Tile(5, 11)))
+
+
 def test_a_tile_named_by_typing_it_in_is_that_tile_its_alert_clears_when_taken_back_and_it_is_not_asked_again() -> None:
     """Seen on dev seed 132: "Was that 6|4?" (offering 6|4, 6|12, 6|6), and the phone typed in 6|3, which does not
     match Ana's train. The alert was not tied to the tile, so the tile was asked about again on each frame, four
