@@ -61,6 +61,10 @@ class TrackerSettings:
     whole_share: float = 0.8  # a box shorter than this share of the settled tiles' is a tile seen in part (a
     # hand still over it), one longer than their length over it is no one tile (a hand, a phantom on the cloth):
     part_s: float = 2.0  # either settles only after this long, if it stays so
+    clearer: float = 0.2  # while a tile settles, a look this much clearer than every earlier one (``clarity``)
+    # restarts its reading there: the hand that laid it has come off it. The looks under that hand read it as
+    # other tiles, and averaged in they left the reading unsure (eval-hub seeds 5011 and 5014 at 2028x1520: 13 of
+    # their 17 questions; the hand leaves half a second after the tile is let go, as the tile settles)
     dismissed_share: float = 0.5  # a back lying this much where the table said a back was no tile is that back
 
 
@@ -156,6 +160,11 @@ def covered_share(quad: Quad, others: Sequence[Quad]) -> float:
     return float(on.mean())
 
 
+def clarity(det: DetectedTile) -> float:
+    """How clearly a look shows a face-up tile: the detector's score times how surely each half reads."""
+    return det.confidence * float(np.prod([max(h.probs) for h in det.halves]))
+
+
 class _Track:
     """One physical tile followed across frames (mutable, private to the tracker)."""
 
@@ -168,6 +177,8 @@ class _Track:
         self.sums = np.zeros((2, 0))
         self._last = np.zeros((2, 0))
         self.samples = 0
+        self.clearest = 0.0  # the clearest of the looks its reading holds (``clarity``)
+        self._last_look = 0.0
         self.seen = 0  # frames showing it since the anchor
         self.last_seen = t
         self.settled_at: float | None = None
@@ -179,7 +190,8 @@ class _Track:
         self.held: tuple[int, int] | None = None  # the values the game recorded it as (low, high)
         self.observe(det, quad, t, frame)
 
-    def observe(self, det: DetectedTile, quad: Quad, t: float, frame: int) -> None:
+    def observe(self, det: DetectedTile, quad: Quad, t: float, frame: int, clearer: float = math.inf) -> None:
+        """One more look at it; while it settles, one ``clearer`` than every look its reading holds replaces them."""
         self.quad = quad
         self.last_seen = t
         self.missing = False
@@ -197,12 +209,22 @@ class _Track:
         self.ref = centres
         if not all(len(p) for p in probs):
             return
-        if self.sums.shape[1] != len(probs[0]):
+        look = clarity(det)
+        if self.sums.shape[1] != len(probs[0]) or (self.settled_at is None and look >= self.clearest + clearer):
             self.sums = np.zeros((2, len(probs[0])))
             self.samples = 0
+            self.clearest = 0.0
         self._last = np.stack(probs)
+        self._last_look = look
         self.sums += self._last
         self.samples += 1
+        self.clearest = max(self.clearest, look)
+
+    def read_from_last(self) -> None:
+        """Its reading starts again from the last look alone."""
+        self.sums = self._last.copy()
+        self.samples = 1
+        self.clearest = self._last_look
 
     def restart(self, t: float, frame: int) -> None:
         """The tile moved: its settling starts again from this frame, and so does its reading while it
@@ -211,8 +233,10 @@ class _Track:
         self.anchor = (self.quad.centre, self.quad.angle, t, frame)
         self.seen = 1
         if self.settled_at is None:
-            self.sums = self.sums[:, :0] if not self.samples else self._last.copy()
-            self.samples = 1 if self._last.size else 0
+            if self.samples:
+                self.read_from_last()
+            else:
+                self.sums = self.sums[:, :0]
 
     @property
     def probs(self) -> np.ndarray:
@@ -322,7 +346,7 @@ class Tracker:
                 self._tracks[track.id] = track
                 continue
             was_down = track.face_down
-            track.observe(det, quad, t, frame)
+            track.observe(det, quad, t, frame, s.clearer)
             self._dirty |= track.settled_at is not None and track.face_down != was_down  # turned over
             centre, angle, _, _ = track.anchor
             moved = np.linalg.norm(quad.centre - centre) > s.still_px * quad.width

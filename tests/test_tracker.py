@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hub.calibration import Calibration
-from hub.tracker import Board, Tracker, TrackerSettings
+from hub.tracker import Board, SeenTile, Tracker, TrackerSettings
 from vision.types import DetectedTile, HalfReading
 
 L, W = 60.0, 30.0  # tile length and width in pixels
@@ -627,3 +627,46 @@ def test_weak_looks_at_a_tile_seen_surely_neither_keep_it_nor_move_it() -> None:
     shifted = tile(np.asarray(phantom.center) + (0.0, 12.0), 90.0, (0, 3), conf=0.32)
     changes = run(tracker, [[engine(), shifted]] * int(settings.gone_s * FPS + 2), t0=1.0)
     assert [(c.kind, c.tile.id) for c in changes] == [("gone", settled.id)]
+
+
+def covered(det: DetectedTile, reads_as: int, sharp: float = 0.6, conf: float = 0.5) -> DetectedTile:
+    """``det`` with the hand that laid it still over it: found less surely, its outer half read as ``reads_as``."""
+    inner, outer = det.halves
+    return DetectedTile(det.corners, (inner, HalfReading(outer.center, probs(reads_as, sharp))), conf,
+                        det.face)  # type: ignore[arg-type]
+
+
+def test_a_tile_read_under_the_hand_that_laid_it_is_read_from_its_first_clear_look() -> None:
+    """Eval-hub seeds 5011 and 5014 at 2028x1520: the hand is drawn back off a tile about as it settles, and its
+    looks under the hand, read as other tiles and averaged in, left 13 of 17 questions to ask. A look much
+    clearer than every earlier one starts its reading afresh."""
+    settings = TrackerSettings()
+    tracker = Tracker(CAL, settings)
+    first, laid = lay_train(1, [(12, 5), (5, 8)])
+    run(tracker, [[engine(), first]] * 8)
+    under = covered(laid, reads_as=3)
+    changes = run(tracker, [[engine(), first, under]] * 3 + [[engine(), first, laid]] * 3, t0=1.0)
+    assert [sorted(c.tile.reading) for c in changes] == [[5, 8]]
+    assert max(changes[0].tile.outer) == pytest.approx(0.96)  # sure: only the clear looks count
+    assert changes[0].tile.settled_at == pytest.approx(1.0 + settings.stable_s)  # settling is not put off
+
+
+def test_looks_about_as_clear_as_the_earlier_ones_are_averaged_in_and_a_settled_tile_keeps_its_reading() -> None:
+    """Only a clear step up drops the earlier looks: a tile read unsurely all along keeps every look, and once
+    settled no look, however clear, replaces its reading (a hand bringing the next tile must not rewrite it)."""
+    settings = TrackerSettings()
+    tracker = Tracker(CAL, settings)
+    first, laid = lay_train(1, [(12, 5), (5, 8)])
+    run(tracker, [[engine(), first]] * 8)
+    a_bit_clearer = covered(laid, reads_as=8, sharp=0.7, conf=0.55)
+    under = covered(laid, reads_as=3)
+    changes = run(tracker, [[engine(), first, under]] * 2 + [[engine(), first, a_bit_clearer]] * 4, t0=1.0)
+    (seen,) = [c.tile for c in changes]
+
+    def three(t: SeenTile) -> float:  # the 3 read under the hand (a change and a train order the halves apart)
+        return max(t.inner[3], t.outer[3])
+
+    assert three(seen) > 0.2 and max(seen.inner[8], seen.outer[8]) > 0.4  # both kinds of look are in its reading
+    run(tracker, [[engine(), first, laid]] * 3, t0=1.6)
+    (_, now) = tracker.board.trains["Ana"]
+    assert now.id == seen.id and three(now) > 0.1  # the clear looks are averaged in, not put in its place
