@@ -209,16 +209,15 @@ class _Track:
         self.ref = centres
         if not all(len(p) for p in probs):
             return
-        look = clarity(det)
-        if self.sums.shape[1] != len(probs[0]) or (self.settled_at is None and look >= self.clearest + clearer):
-            self.sums = np.zeros((2, len(probs[0])))
-            self.samples = 0
-            self.clearest = 0.0
         self._last = np.stack(probs)
-        self._last_look = look
+        self._last_look = clarity(det)
+        if self.sums.shape != self._last.shape or (self.settled_at is None
+                                                   and self._last_look >= self.clearest + clearer):
+            self.read_from_last()
+            return
         self.sums += self._last
         self.samples += 1
-        self.clearest = max(self.clearest, look)
+        self.clearest = max(self.clearest, self._last_look)
 
     def read_from_last(self) -> None:
         """Its reading starts again from the last look alone."""
