@@ -727,7 +727,10 @@ class Reconciler:
 
         A hand laid out near the end of a train may look like its continuation, so every
         settled tile past the trains' recorded ends counts, as well as the loose ones. A seat
-        showing more tiles than its player holds loses its second looks (``_second_looks``).
+        showing more tiles than its player holds loses its second looks (``_second_looks``); if it
+        still shows more, its tiles take only what the other seats leave, and one whose likeliest
+        reading is taken lies elsewhere, each tile existing once (eval-hub seed 7009 at 2028x1520: a
+        pale stripe of the cloth by Ana's hand read as 0|0, and took the 0|0 of Ben's hand).
         """
         top = game.rules.set
         taken = set(game.on_table)
@@ -749,6 +752,7 @@ class Reconciler:
         if self._last_play is not None:  # a recorded tile found again later (a new track) settles anew: dev
             ended = min(ended, self._last_play[2])  # seed 144's settled after Ben's hand was turned over
         backs = [b for b in board.backs if b.inner and b.outer and b.id not in claims and not self._is_known(game, b)]
+        over: dict[str, int] = {}  # how many more tiles a seat shows than its player holds, second looks left out
         for seat, ks in at_seat.items():
             held = None if game.hand_counts is None else game.hand_counts.get(seat)
             if held is not None and len(ks) < held:
@@ -756,18 +760,25 @@ class Reconciler:
                 ks += range(len(laid_out), len(laid_out) + len(found))
                 laid_out += found
                 backs = [b for b in backs if b not in found]
-            ghosts = self._second_looks(laid_out, ks, held, ended)
-            for k in (k for k in ks if k not in ghosts):
+            kept = [k for k in ks if k not in self._second_looks(laid_out, ks, held, ended)]
+            if held is not None and len(kept) > held:
+                over[seat] = len(kept) - held
+            for k in kept:
                 like = tile_likelihoods(laid_out[k].inner, laid_out[k].outer, top)
                 for t in full_set(top):
                     scored.append((float(like[t.low, t.high]), k, t, seat))
-        scored.sort(key=lambda s: -s[0])
+        # a seat still showing more tiles than its player holds takes what the other seats leave
+        scored.sort(key=lambda s: (s[3] in over, -s[0]))
+        best = {k: t for _, k, t, _ in reversed(scored)}  # each tile's likeliest reading: the first of its own
         hands: dict[str, list[Tile]] = {p: [] for p in game.players if p != game.went_out}
         done: set[int] = set()
         for _, k, t, seat in scored:
             if k in done or t in taken:
                 continue
             done.add(k)
+            if over.get(seat, 0) and t != best[k]:
+                over[seat] -= 1  # what it reads as lies elsewhere: a second look, each tile existing once
+                continue
             taken.add(t)
             hands[seat].append(t)
         return MappingProxyType({p: tuple(sorted(ts)) for p, ts in hands.items()})

@@ -16,7 +16,7 @@ from hub.events import ActionUndone, AlertCleared, HandCounts, IllegalAction, Qu
 from hub.reconciler import NONE_OF_THESE, NOTHING_MISSED, SOMEONE_ELSE, Reconciler
 from hub.table import Table
 from hub.tracker import Board, BoardChange, SeenTile, Tracker
-from scorekeeper import Code, Draw, Out, Pass, Play, Score, Start, Tile
+from scorekeeper import Code, Draw, Out, Pass, Play, Score, Start, Tile, full_set
 from scorekeeper.store import Store
 
 PLAYERS = ["Ana", "Ben", "Cy"]
@@ -740,3 +740,25 @@ def test_a_tile_taken_for_a_back_in_a_laid_out_hand_counts_when_the_seat_shows_f
     assert h.rec.read_hands(h.table.game, b)["Ben"] == (Tile(1, 5), Tile(2, 6), Tile(5, 11))
     h.table.game.hand_counts["Ben"] = 2  # type: ignore[index]
     assert h.rec.read_hands(h.table.game, b)["Ben"] == (Tile(2, 6), Tile(5, 11))
+
+
+@pytest.mark.parametrize("left", ["boneyard empty", "boneyard full"])
+def test_a_seat_showing_more_than_held_leaves_a_tile_another_seat_shows_to_that_seat(left: str) -> None:
+    """Eval-hub seed 7009 at 2028x1520: a pale stripe of the cloth by Ana's laid-out hand read as 0|0, a little
+    more surely than the 0|0 in Ben's hand, which the detector took for a back; so Ana was counted eight tiles
+    (she held seven) and Ben seven of eight. Each tile exists once: the seat showing more than its player holds
+    gives the 0|0 up, and its stripe is not counted as another tile instead."""
+    h, (x, y) = ana_went_out(ben_holds=2)
+    d = CAL.direction({v: k for k, v in CAL.trains.items()}["Cy"])
+    cx, cy = CAL.centre[0] + d[0] * 420, CAL.centre[1] + d[1] * 420
+    h.table.game.hand_counts["Cy"] = 2  # type: ignore[index]
+    if left == "boneyard empty":
+        held = {Tile(2, 6), Tile(5, 11), Tile(0, 0), Tile(3, 9)}
+        h.table.game.on_table |= set(full_set(12)) - held  # every other tile is on the table
+    bens = [seen(40, sure(6), sure(2), (x - 30, y)), seen(41, sure(5), sure(11), (x, y))]
+    stripe = seen(42, p((0, 0.98)), p((0, 0.97)), (x, y + 70))
+    cys = [seen(43, sure(3), sure(9), (cx, cy))]
+    blank = replace(seen(44, p((0, 0.96)), p((0, 0.96)), (cx + 30 * d[1], cy - 30 * d[0])), up_share=0.0)
+    hands = h.rec.read_hands(h.table.game, board(loose=[*bens, stripe, *cys], backs=[blank]))
+    assert hands["Ben"] == (Tile(2, 6), Tile(5, 11))
+    assert hands["Cy"] == (Tile(0, 0), Tile(3, 9))
