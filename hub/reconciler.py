@@ -760,7 +760,8 @@ class Reconciler:
                 ks += range(len(laid_out), len(laid_out) + len(found))
                 laid_out += found
                 backs = [b for b in backs if b not in found]
-            kept = [k for k in ks if k not in self._second_looks(laid_out, ks, held, ended)]
+            ghosts = self._second_looks(laid_out, ks, held, ended)
+            kept = [k for k in ks if k not in ghosts]
             if held is not None and len(kept) > held:
                 over[seat] = len(kept) - held
             for k in kept:
