@@ -140,6 +140,9 @@ class HubSettings:
     # show on its body, and its fit falls under min_slot_fit when the rim found is a pixel or two off
     engine_slot_fit: float = 0.5
     engine_rim: float = 0.9
+    # a round found by where its edges point (round a double, or quiet in a busy cloth) must show its slots
+    # clearly: laid-out hands looked slotted that way (fit up to 1.8 on fresh eval-hub seeds 7000-7149)
+    pointed_slot_fit: float = 2.0
 
 
 def _polar(lab: np.ndarray, centre: np.ndarray, radii: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -317,6 +320,73 @@ def _refine(edges: _Edges, lab: np.ndarray, centre: np.ndarray, radius: float,
     return centre, radius, float(share)
 
 
+def _round_near(image: np.ndarray, centre: np.ndarray, r_lo: float, r_hi: float,
+                reach: float) -> tuple[np.ndarray, float]:
+    """The round edge that most edge pixels point at, centred within ``reach`` of ``centre`` with a radius
+    in [r_lo, r_hi] (a Hough transform on a crop of the frame scaled to ~80 px radius; frame units).
+
+    Round the engine this finds a rim that counting rays cannot: on a checked cloth nearly
+    every ray crosses an edge at every radius, but the straight edges of the checks point
+    at no common centre, while a rim's edge points at its centre all round (eval-hub seed
+    7011: a pale hub on red and white gingham was never found).
+    """
+    import cv2
+
+    k = min(1.0, 80.0 / r_hi)
+    h, w = image.shape[:2]
+    pad = r_hi * 1.1 + reach
+    x0, y0 = max(0, int(centre[0] - pad)), max(0, int(centre[1] - pad))
+    x1, y1 = min(w, int(centre[0] + pad) + 1), min(h, int(centre[1] + pad) + 1)
+    crop = cv2.resize(image[y0:y1, x0:x1], None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    edges = _Edges(cv2.cvtColor(cv2.GaussianBlur(crop, (3, 3), 0.8), cv2.COLOR_BGR2LAB))
+    c = (np.asarray(centre, np.float64) - (x0, y0)) * k
+    span = math.ceil(reach * k)
+    side = 2 * span + 1
+    radii = np.arange(r_lo * k, r_hi * k, 1.0)
+    ys, xs = np.nonzero(edges.strong)
+    near = np.abs(np.hypot(xs - c[0], ys - c[1]) - (radii[0] + radii[-1]) / 2) < (radii[-1] - radii[0]) / 2 + span + 2
+    ys, xs = ys[near], xs[near]
+    normal = edges.normal[ys, xs]
+    votes = []
+    for sign in (1.0, -1.0):  # the normal's sign is unknown: the centre lies one way or the other
+        vx = np.round(xs[:, None] + sign * np.cos(normal)[:, None] * radii - c[0]).astype(np.int64) + span
+        vy = np.round(ys[:, None] + sign * np.sin(normal)[:, None] * radii - c[1]).astype(np.int64) + span
+        inside = (vx >= 0) & (vx < side) & (vy >= 0) & (vy < side)
+        votes.append(((vy * side + vx) * len(radii) + np.arange(len(radii)))[inside])
+    acc = np.bincount(np.concatenate(votes), minlength=side * side * len(radii)).astype(np.float32)
+    acc = acc.reshape(side, side, len(radii))
+    acc = cv2.boxFilter(acc, -1, (3, 3), normalize=False, borderType=cv2.BORDER_CONSTANT)  # a rim's votes scatter
+    acc[:, :, 1:-1] += acc[:, :, :-2] + acc[:, :, 2:]  # over neighbouring cells and radii
+    acc /= 2 * math.pi * radii  # a whole rim casts votes in proportion to its length
+    iy, ix, ir = np.unravel_index(int(np.argmax(acc)), acc.shape)
+    return (np.array([ix - span, iy - span]) + c) / k + (x0, y0), float(radii[ir]) / k
+
+
+def _round_at(image: np.ndarray, edges: _Edges, scale: float, centre: np.ndarray, r_lo: float, r_hi: float,
+              reach: float) -> tuple[np.ndarray, float, float]:
+    """:func:`_round_near`, as (centre, radius, share of its rim) on the small image ``edges`` came from."""
+    centre, radius = _round_near(image, centre, r_lo, r_hi, reach)
+    _, (share,) = edges.round_share(centre[None] * scale, radius * scale * 0.92, radius * scale * 1.08)
+    return centre * scale, radius * scale, float(share)
+
+
+def _busyness(lab: np.ndarray, size: int) -> np.ndarray:
+    """How busy the colour is round each pixel: the mean edge strength over ``size`` x ``size`` (3 channels,
+    as :class:`_Edges` takes).
+
+    On a checked or patterned cloth the hub is a quiet round in a busy field, and the edge of
+    this map is its rim (eval-hub seeds 7011, 7023, 7033: gingham; found no hub before the
+    engine was laid).
+    """
+    import cv2
+
+    lab = lab.astype(np.float32)
+    gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)
+    busy = cv2.blur(np.sqrt((gx * gx + gy * gy).sum(axis=2)), (size, size))
+    return np.repeat(busy[..., None], 3, axis=2)
+
+
 def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int = SLOTS,
              near: Calibration | None = None, tiles: Sequence[DetectedTile] = ()) -> Calibration:
     """The hub in one frame, with no clicks: a round outline with ``slots`` slots inside its rim.
@@ -327,8 +397,9 @@ def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int 
     judged on the full-resolution image. Slot 1 is the slot nearest straight up in the
     image, then clockwise. ``near`` (the last known hub) limits the search to its
     surroundings, which is much quicker. ``tiles`` (this frame's detections) help during a
-    round: the engine, a double, lies in the hub's centre. Raises CalibrationError when no
-    hub is in view.
+    round: the engine, a double, lies in the hub's centre, and the rim round it is found by
+    where its edges point. When nothing is found, the quiet rounds in a busy cloth are
+    looked at too, if no tile lies face up yet. Raises CalibrationError when no hub is in view.
     """
     import cv2
 
@@ -349,22 +420,40 @@ def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int 
     if near is not None:  # only where the hub may have gone: doubles lie in trains and laid-out hands too
         doubles = [t for t in doubles if math.dist(t.center, near.centre) < 2 * near.radius]
     engines = [np.asarray(t.center) * scale for t in doubles]
-    rough += [(c, 1.35 * float(np.hypot(*np.subtract(t.corners[0], t.corners[3]))) * scale)
-              for c, t in zip(engines, doubles, strict=True)]
-    found: list[tuple[float, np.ndarray, float, float]] = []
-    for centre, r in rough:
-        centre, radius, share = _refine(edges, lab, centre, r, 0.8 if near is not None else 0.3)
-        if not r_min <= radius <= r_max or share < s.min_rim:
-            continue
-        fit, phase = _full_resolution_fit(image, centre / scale, radius / scale, slots)
-        # a complete rim counts most; any busy patch can look slotted. With share ** 4 a hand laid in two
-        # rows (3/4 of a rim, fit 2.9) beat a dim black hub (whole rim, fit 0.87): rendered seed 2
-        score = min(fit, 3.0) * share ** 6
-        engine = any(math.dist(e, centre) < 0.25 * radius for e in engines)
-        if engine:
-            score *= 2.0  # a double lies in its centre: the engine
-        if fit >= (s.engine_slot_fit if engine and share >= s.engine_rim else s.min_slot_fit):
-            found.append((score, centre / scale, radius / scale, phase))
+    lengths = [float(np.hypot(*np.subtract(t.corners[0], t.corners[3]))) for t in doubles]
+    rough += [(c, 1.35 * length * scale) for c, length in zip(engines, lengths, strict=True)]
+    rounds = [_refine(edges, lab, centre, r, 0.8 if near is not None else 0.3) for centre, r in rough]
+    # a hub is 1.2-1.5 tiles in radius (1.8: a roomy one)
+    pointed = [_round_at(image, edges, scale, np.asarray(t.center), 1.0 * length, 1.8 * length, 0.3 * length)
+               for t, length in zip(doubles, lengths, strict=True)]
+
+    def judge(rounds: Sequence[tuple[np.ndarray, float, float]],
+              bar: float = s.min_slot_fit) -> list[tuple[float, np.ndarray, float, float]]:
+        """(score, centre, radius, slot phase) of the rounds that look like the hub, in the frame's pixels."""
+        found = []
+        for centre, radius, share in rounds:
+            if not r_min <= radius <= r_max or share < s.min_rim:
+                continue
+            fit, phase = _full_resolution_fit(image, centre / scale, radius / scale, slots)
+            # a complete rim counts most; any busy patch can look slotted. With share ** 4 a hand laid in two
+            # rows (3/4 of a rim, fit 2.9) beat a dim black hub (whole rim, fit 0.87): rendered seed 2
+            score = min(fit, 3.0) * share ** 6
+            engine = any(math.dist(e, centre) < 0.25 * radius for e in engines)
+            if engine:
+                score *= 2.0  # a double lies in its centre: the engine
+            if fit >= (s.engine_slot_fit if engine and share >= s.engine_rim else bar):
+                found.append((score, centre / scale, radius / scale, phase))
+        return found
+
+    found = judge(rounds) + judge(pointed, s.pointed_slot_fit)
+    # a busy cloth can hide the rim among its own edges: then look for a quiet round, but only before the round,
+    # while nothing lies face up (laid out face up at the count, a hand in a busy cloth looked more slotted than
+    # the hub crowded with trains: fit 2.5 against 1.9, fresh eval-hub seed 7023); after that the engine shows it
+    if not found and near is None and not any(t.face == "up" for t in tiles):
+        busy = _Edges(_busyness(half, max(3, round(r_min / 3))))
+        quiet = [(c * 2 / scale, r * 2 / scale) for c, r in _candidates(busy, r_min / 2, r_max / 2, s.candidates)]
+        found = judge([_round_at(image, edges, scale, c, 0.7 * r, 1.5 * r, 0.3 * r) for c, r in quiet],
+                      s.pointed_slot_fit)
     if not found:
         raise CalibrationError(f"no hub with {slots} slots in view: is it covered, or out of the picture?")
     best = max(found, key=lambda f: f[0])
