@@ -388,7 +388,7 @@ def _busyness(lab: np.ndarray, size: int) -> np.ndarray:
 
 
 def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int = SLOTS,
-             near: Calibration | None = None, tiles: Sequence[DetectedTile] = ()) -> Calibration:
+             near: Calibration | None = None, tiles: Sequence[DetectedTile] = (), quiet: bool = False) -> Calibration:
     """The hub in one frame, with no clicks: a round outline with ``slots`` slots inside its rim.
 
     Candidate centres are those from which most rays cross a round edge (the hub's rim and
@@ -398,8 +398,8 @@ def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int 
     image, then clockwise. ``near`` (the last known hub) limits the search to its
     surroundings, which is much quicker. ``tiles`` (this frame's detections) help during a
     round: the engine, a double, lies in the hub's centre, and the rim round it is found by
-    where its edges point. When nothing is found, the quiet rounds in a busy cloth are
-    looked at too, if no tile lies face up yet. Raises CalibrationError when no hub is in view.
+    where its edges point. With ``quiet`` (no round in play), when nothing is found the quiet
+    rounds in a busy cloth are looked at too. Raises CalibrationError when no hub is in view.
     """
     import cv2
 
@@ -446,10 +446,10 @@ def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int 
         return found
 
     found = judge(rounds) + judge(pointed, s.pointed_slot_fit)
-    # a busy cloth can hide the rim among its own edges: then look for a quiet round, but only before the round,
-    # while nothing lies face up (laid out face up at the count, a hand in a busy cloth looked more slotted than
-    # the hub crowded with trains: fit 2.5 against 1.9, fresh eval-hub seed 7023); after that the engine shows it
-    if not found and near is None and not any(t.face == "up" for t in tiles):
+    # a busy cloth can hide the rim among its own edges: then look for a quiet round, but not during a round (laid
+    # out face up at the count, a hand in a busy cloth looked more slotted than the hub crowded with trains: fit 2.5
+    # against 1.9, fresh eval-hub seed 7023); by then the engine shows the hub
+    if not found and near is None and quiet:
         busy = _Edges(_busyness(half, max(3, round(r_min / 3))))
         quiet = [(c * 2 / scale, r * 2 / scale) for c, r in _candidates(busy, r_min / 2, r_max / 2, s.candidates)]
         found = judge([_round_at(image, edges, scale, c, 0.7 * r, 1.5 * r, 0.3 * r) for c, r in quiet],

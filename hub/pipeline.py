@@ -97,12 +97,13 @@ class AutoCalibration:
     _next: float = -math.inf
     _suspect: Calibration | None = None
 
-    def __call__(self, frame: Frame, tiles: Sequence[DetectedTile]) -> Calibration | None:
+    def __call__(self, frame: Frame, tiles: Sequence[DetectedTile], quiet: bool = False) -> Calibration | None:
+        """The hub, once two looks agree on it; ``quiet``: no round is in play (see :func:`find_hub`)."""
         if frame.timestamp < self._next:
             return None
         self._next = frame.timestamp + self.every_s
         try:
-            found = find_hub(frame.image, slots=self.slots, tiles=tiles)
+            found = find_hub(frame.image, slots=self.slots, tiles=tiles, quiet=quiet)
         except CalibrationError as e:
             log.info("no hub yet: %s", e)
             return None
@@ -270,7 +271,8 @@ class Pipeline:
         self.stats.read_s += t1 - t0
         if self.tracker is None:
             assert self.auto is not None
-            found = self.auto(frame, detections)
+            state = self.table.state()
+            found = self.auto(frame, detections, quiet=state is None or state.phase == "idle")
             if found is None:
                 return frame
             self._calibrated(found)

@@ -215,7 +215,9 @@ def test_an_empty_hub_on_a_checked_cloth_is_found_before_the_engine(seed: int) -
 
     image, truth = SyntheticGame(seed).render(0)
     assert truth.hub is not None
-    cal = find_hub(image)
+    with pytest.raises(CalibrationError):
+        find_hub(image)  # during a round it is not looked for this way: laid-out hands look slotted too
+    cal = find_hub(image, quiet=True)
     assert math.dist(cal.centre, truth.hub.center) < 0.06 * truth.hub.radius
     assert cal.radius == pytest.approx(truth.hub.radius, rel=0.1)
     _assert_every_slot_found(cal, truth.hub)
@@ -229,7 +231,7 @@ def test_a_hand_in_a_busy_cloth_is_not_taken_for_the_hub() -> None:
     image, truth = SyntheticGame(7037, width=2028, height=1520).render(0)
     assert truth.hub is not None
     try:
-        cal = find_hub(image)
+        cal = find_hub(image, quiet=True)
     except CalibrationError:
         return  # no hub yet: the engine will show it
     assert math.dist(cal.centre, truth.hub.center) < 0.06 * truth.hub.radius
