@@ -451,8 +451,8 @@ def find_hub(image: np.ndarray, settings: HubSettings | None = None, slots: int 
     # against 1.9, fresh eval-hub seed 7023); by then the engine shows the hub
     if not found and near is None and quiet:
         busy = _Edges(_busyness(half, max(3, round(r_min / 3))))
-        quiet = [(c * 2 / scale, r * 2 / scale) for c, r in _candidates(busy, r_min / 2, r_max / 2, s.candidates)]
-        found = judge([_round_at(image, edges, scale, c, 0.7 * r, 1.5 * r, 0.3 * r) for c, r in quiet],
+        calm = [(c * 2 / scale, r * 2 / scale) for c, r in _candidates(busy, r_min / 2, r_max / 2, s.candidates)]
+        found = judge([_round_at(image, edges, scale, c, 0.7 * r, 1.5 * r, 0.3 * r) for c, r in calm],
                       s.pointed_slot_fit)
     if not found:
         raise CalibrationError(f"no hub with {slots} slots in view: is it covered, or out of the picture?")
