@@ -25,7 +25,7 @@ from vision.frames import Frame, FrameSource
 from vision.types import DetectedTile
 
 from .bus import Envelope
-from .calibration import SLOTS, Calibration, CalibrationError, HubWatch, face_up_doubles, find_hub, holds_engine
+from .calibration import SLOTS, Calibration, CalibrationError, HubWatch, engine_hints, find_hub, holds_engine
 from .events import CameraStatus
 from .reconciler import Reconciler, ReconcilerSettings
 from .table import Table, Verdict
@@ -85,7 +85,8 @@ class AutoCalibration:
     backs can look more like a slotted round than a pale hub does, and a hub found wrong
     records nothing all evening. The engine settles that: it is laid in the hub's centre
     before anyone plays. Until a double is seen in the found hub's centre, each double lying
-    elsewhere is a hint, and a hub found round one replaces the first. A hand over the hub
+    elsewhere is a hint, and a hub found round one replaces the first. Only a double of the
+    round's engine number is a hint, when the game knows it (``engine``). A hand over the hub
     can fool one look, so a hub counts only when two looks in a row agree on it.
     """
 
@@ -97,24 +98,26 @@ class AutoCalibration:
     _next: float = -math.inf
     _suspect: Calibration | None = None
 
-    def __call__(self, frame: Frame, tiles: Sequence[DetectedTile], quiet: bool = False) -> Calibration | None:
+    def __call__(self, frame: Frame, tiles: Sequence[DetectedTile], quiet: bool = False,
+                 engine: int | None = None) -> Calibration | None:
         """The hub, once two looks agree on it; ``quiet``: no round is in play (see :func:`find_hub`)."""
         if frame.timestamp < self._next:
             return None
         self._next = frame.timestamp + self.every_s
         try:
-            found = find_hub(frame.image, slots=self.slots, tiles=tiles, quiet=quiet)
+            found = find_hub(frame.image, slots=self.slots, tiles=engine_hints(tiles, engine), quiet=quiet)
         except CalibrationError as e:
             log.info("no hub yet: %s", e)
             return None
         if not self._agreed(found, frame):
             return None
-        self.confirmed = holds_engine(found, tiles)
+        self.confirmed = holds_engine(found, engine_hints(tiles, engine))
         return self._keep(found)
 
-    def recheck(self, frame: Frame, tiles: Sequence[DetectedTile], current: Calibration) -> Calibration | None:
+    def recheck(self, frame: Frame, tiles: Sequence[DetectedTile], current: Calibration,
+                engine: int | None = None) -> Calibration | None:
         """A hub found round a double away from ``current`` (the calibration to use from now on), or None."""
-        doubles = face_up_doubles(tiles)
+        doubles = engine_hints(tiles, engine)
         if self.confirmed or not doubles or frame.timestamp < self._next:
             return None
         self._next = frame.timestamp + self.every_s
@@ -269,17 +272,18 @@ class Pipeline:
         t1 = time.perf_counter()
         self.stats.frames += 1
         self.stats.read_s += t1 - t0
+        state = self.table.state() if self.auto is not None else None
+        engine = None if state is None else state.round
         if self.tracker is None:
             assert self.auto is not None
-            state = self.table.state()
-            found = self.auto(frame, detections, quiet=state is None or state.phase == "idle")
+            found = self.auto(frame, detections, quiet=state is None or state.phase == "idle", engine=engine)
             if found is None:
                 return frame
             self._calibrated(found)
             self.table.bus.publish(CameraStatus("ok", "hub found"))
         assert self.tracker is not None and self.reconciler is not None
         if self.auto is not None and not self.tracker.claims:  # the camera has recorded no tile on this hub yet
-            better = self.auto.recheck(frame, detections, self.tracker.calibration)
+            better = self.auto.recheck(frame, detections, self.tracker.calibration, engine)
             if better is not None:
                 self._recalibrated(better, CameraStatus("ok", "hub found again round the engine"))
         if self.hub_watch is not None:

@@ -470,13 +470,16 @@ class Reconciler:
 
         Two tiles of one turn can settle the wrong way round (a double on the player's train, the
         tile after it on another, the double under the hand a moment longer); recorded as they
-        settled, the second looks like the next player's play on a closed train.
+        settled, the second looks like the next player's play on a closed train. A tile first seen
+        face up only after that play was recorded was laid after it: on fresh eval-hub seed 7030,
+        Ben's 3|3 on Ana's closed train, laid 3 s after Ana's 0|11, was recorded as Ana's, before
+        it, and her open double then refused every later play.
         """
         game, last, board = self.table.game, self._last_play, self.board
         if game is None or last is None or board is None or self.table.alerts or not game.history:
             return None
         last_id, play, at = last
-        if board.time - at > self.settings.reorder_s or game.history[-1] != play:
+        if board.time - at > self.settings.reorder_s or game.history[-1] != play or tile.up_since >= at:
             return None
         earlier = Play(play.player, (best.tile.low, best.tile.high), best.train)
         before = replay(game.rules, game.players, game.history[:-1])

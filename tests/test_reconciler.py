@@ -553,14 +553,32 @@ def test_a_double_that_settles_after_the_tile_laid_after_it_is_recorded_first() 
         assert h.table.submit(play, "test").ok
     ana = [seen(2, sure(12), sure(5), centre=(500, 400))]
     follow = seen(4, sure(12), sure(4), centre=(420, 480), at=5.0)  # Ana's tile after her double, on the Mexican
-    double = seen(3, sure(5), sure(5), centre=(500, 340), at=5.5)  # the double she laid first, uncovered later
-    h.see(board({"Ana": ana, "mexican": [follow]}, ENGINE))
+    # the double she laid first, seen face up since then, but settled later: her hand hovered over it
+    double = replace(seen(3, sure(5), sure(5), centre=(500, 340), at=5.5), up_since=4.0)
+    h.see(board({"Ana": ana, "mexican": [follow]}, ENGINE, at=5.0))
     assert h.actions[-1] == Play("Ana", (4, 12), "mexican")  # as far as the camera knows, Ana's whole turn
-    verdicts = h.see(board({"Ana": [*ana, double], "mexican": [follow]}, ENGINE))
+    verdicts = h.see(board({"Ana": [*ana, double], "mexican": [follow]}, ENGINE, at=5.5))
     assert [v.ok for v in verdicts] == [True]
     assert h.actions[-2:] == [Play("Ana", (5, 5), "Ana"), Play("Ana", (4, 12), "mexican")]
     assert h.seen_events(IllegalAction) == [] and h.seen_events(Question)[-1].text.startswith("The engine")
 
+
+def test_a_double_first_seen_after_the_last_play_was_recorded_is_not_put_before_it() -> None:
+    """Fresh eval-hub seed 7030: Ben laid 3|3 on Ana's closed train 3 s after Ana's 0|11; taken for Ana's
+    double laid before it, it was recorded as hers and her open double refused every later play. A tile first
+    seen face up after the last play was recorded came after it: whose it was is asked, nothing is rewritten."""
+    h = started()
+    for play in (Play("Ana", (12, 5), "Ana"), Play("Ben", (12, 3), "Ben"), Play("Cy", (12, 0), "Cy")):
+        assert h.table.submit(play, "test").ok
+    ana = [seen(2, sure(12), sure(5), centre=(500, 400))]
+    follow = seen(4, sure(12), sure(4), centre=(420, 480), at=5.0)
+    double = replace(seen(3, sure(5), sure(5), centre=(500, 340), at=6.0), up_since=5.2)
+    h.see(board({"Ana": ana, "mexican": [follow]}, ENGINE, at=5.0))
+    assert h.actions[-1] == Play("Ana", (4, 12), "mexican")
+    verdicts = h.see(board({"Ana": [*ana, double], "mexican": [follow]}, ENGINE, at=6.0))
+    assert h.actions[-1] == Play("Ana", (4, 12), "mexican") and Play("Ana", (5, 5), "Ana") not in h.actions
+    assert not any(v.ok for v in verdicts) and h.seen_events(IllegalAction) == []
+    assert "5|5" in h.seen_events(Question)[-1].text
 
 def test_a_thing_face_up_since_before_the_last_tile_is_not_counted_when_the_seat_holds_fewer() -> None:
     """Ben holds one tile, 6|2, turned face up after the round's last tile settled (at 5 s). Something
