@@ -758,6 +758,8 @@ class Reconciler:
         over: dict[str, int] = {}  # how many more tiles a seat shows than its player holds, second looks left out
         for seat, ks in at_seat.items():
             held = None if game.hand_counts is None else game.hand_counts.get(seat)
+            if held is not None and held < 0:
+                held = None  # plays given to the wrong player (seed 7033: Cy at -2): what the seat shows counts
             if held is not None and len(ks) < held:
                 found = self._backs_in_row(laid_out, ks, backs, held - len(ks), seat, game.players)
                 ks += range(len(laid_out), len(laid_out) + len(found))

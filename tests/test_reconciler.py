@@ -446,6 +446,17 @@ def ana_went_out(ben_holds: int) -> tuple[Harness, tuple[float, float]]:
     return h, before_bens_seat()
 
 
+def test_hands_are_read_when_the_game_counts_a_player_below_no_tiles() -> None:
+    """Fresh eval-hub seed 7033: plays given to the wrong player left Cy "holding" -2 tiles, and reading the
+    hands laid out at the count raised an error, which stopped the hub. Such a count says nothing: the tiles the
+    seat shows are its hand."""
+    h, (x, y) = ana_went_out(ben_holds=1)
+    h.table.game.hand_counts["Ben"] = -2  # type: ignore[index]
+    # each seen as a back in a frame or two: with fewer held than shown, each would be a second look to leave out
+    laid_out = [replace(seen(30, sure(6), sure(2), (x, y - 30)), up_share=0.9),
+                replace(seen(31, sure(5), sure(11), (x, y + 30)), up_share=0.9)]
+    assert h.rec.read_hands(h.table.game, board(loose=laid_out))["Ben"] == (Tile(2, 6), Tile(5, 11))
+
 def before_bens_seat() -> tuple[float, float]:
     """A spot in front of Ben's seat, where he lays out his hand."""
     d = CAL.direction({v: k for k, v in CAL.trains.items()}["Ben"])
