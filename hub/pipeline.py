@@ -104,14 +104,15 @@ class AutoCalibration:
         if frame.timestamp < self._next:
             return None
         self._next = frame.timestamp + self.every_s
+        hints = engine_hints(tiles, engine)
         try:
-            found = find_hub(frame.image, slots=self.slots, tiles=engine_hints(tiles, engine), quiet=quiet)
+            found = find_hub(frame.image, slots=self.slots, tiles=hints, quiet=quiet)
         except CalibrationError as e:
             log.info("no hub yet: %s", e)
             return None
         if not self._agreed(found, frame):
             return None
-        self.confirmed = holds_engine(found, engine_hints(tiles, engine))
+        self.confirmed = holds_engine(found, hints)
         return self._keep(found)
 
     def recheck(self, frame: Frame, tiles: Sequence[DetectedTile], current: Calibration,
@@ -264,15 +265,14 @@ class Pipeline:
         arrived = time.perf_counter()
         self.last_frame = frame
         self.last_verdicts = []
+        state = self.table.state()  # once a frame: it tells the reader where trains end, the hub finder the engine
         t0 = time.perf_counter()
         if isinstance(self.read, HubReader) and self.tracker is not None:
-            state = self.table.state()
             self.read.ends, self.read.within = self.tracker.open_ends(state is not None and state.phase == "ended")
         detections = self.read(frame)
         t1 = time.perf_counter()
         self.stats.frames += 1
         self.stats.read_s += t1 - t0
-        state = self.table.state() if self.auto is not None else None
         engine = None if state is None else state.round
         if self.tracker is None:
             assert self.auto is not None

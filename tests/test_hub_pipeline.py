@@ -130,7 +130,6 @@ def test_a_hub_found_wrong_on_a_busy_cloth_is_found_again_round_the_engine_befor
     assert pipeline.knocks == 0  # not a knocked camera
 
 
-
 class StillTable(FrameSource):
     """The same picture every quarter second: a table nobody touches yet."""
 
@@ -184,8 +183,6 @@ def test_an_empty_hub_on_a_checked_cloth_is_found_before_any_round_despite_unsur
     else:
         assert pipeline.calibration is not None
         assert math.dist(pipeline.calibration.centre, truth.hub.center) < 0.06 * truth.hub.radius
-
-
 
 
 def test_backs_read_face_up_as_blank_doubles_do_not_draw_the_hub_away_from_where_it_was_found() -> None:

@@ -457,6 +457,7 @@ def test_hands_are_read_when_the_game_counts_a_player_below_no_tiles() -> None:
                 replace(seen(31, sure(5), sure(11), (x, y + 30)), up_share=0.9)]
     assert h.rec.read_hands(h.table.game, board(loose=laid_out))["Ben"] == (Tile(2, 6), Tile(5, 11))
 
+
 def before_bens_seat() -> tuple[float, float]:
     """A spot in front of Ben's seat, where he lays out his hand."""
     d = CAL.direction({v: k for k, v in CAL.trains.items()}["Ben"])
@@ -590,6 +591,7 @@ def test_a_double_first_seen_after_the_last_play_was_recorded_is_not_put_before_
     assert h.actions[-1] == Play("Ana", (4, 12), "mexican") and Play("Ana", (5, 5), "Ana") not in h.actions
     assert not any(v.ok for v in verdicts) and h.seen_events(IllegalAction) == []
     assert "5|5" in h.seen_events(Question)[-1].text
+
 
 def test_a_thing_face_up_since_before_the_last_tile_is_not_counted_when_the_seat_holds_fewer() -> None:
     """Ben holds one tile, 6|2, turned face up after the round's last tile settled (at 5 s). Something
