@@ -48,7 +48,8 @@ class TrackerSettings:
     # hub's rim, the reader's own bar there (``vision.detector.END_BAR``): at 0.3 a 1|1 laid crosswise on gingham,
     # scored 0.17-0.30, was never taken (eval-hub seed 7033 at 2028x1520: 26 false alerts). Inside the rim an empty
     # slot, a tile-sized hollow, scores up to 0.25 (seed 7037 on stripes); beside the hands laid out to be counted
-    # the cloth between them did (seed 7033's count)
+    # the cloth between them did (seed 7033's count). And only a box the size of a whole tile: a short one scored
+    # 0.21-0.24 alongside Cy's first tile, settled in his train, and the game went astray (gate seed 5019)
     sure_confidence: float = 0.35  # the detector's own bar (``vision.detector.THRESHOLD``). Under it a detection
     # comes only where a train's next tile would lie (``open_ends``; a blank double there scores under the bar for
     # good, eval-hub seed 6015): a tile seen only so settles after ``part_s``, its first look at the bar starts its
@@ -438,7 +439,8 @@ class Tracker:
         if det.confidence >= s.min_confidence:
             return True
         return (det.confidence >= s.end_confidence and math.dist(det.center, cal.centre) > cal.radius
-                and any(math.dist(det.center, end) <= within for end in ends))
+                and any(math.dist(det.center, end) <= within for end in ends)
+                and self._whole(Quad.of(det.corners).length))
 
     # ------------------------------------------------------------ association
     def _associate(self, dets: list[DetectedTile], quads: list[Quad], t: float) -> dict[int, _Track]:
@@ -504,12 +506,12 @@ class Tracker:
         _, _, since, since_frame = track.anchor
         if t - since < self.settings.stable_s or track.missing:
             return False
-        if t - since < self.settings.part_s and not (track.sure and self._whole(track)):
+        if t - since < self.settings.part_s and not (track.sure and self._whole(track.quad.length)):
             return False
         frames = frame - since_frame + 1
         return track.samples > 0 and track.seen >= self.settings.seen_share * frames
 
-    def _whole(self, track: _Track) -> bool:
+    def _whole(self, length: float) -> bool:
         """Whether the box is the size of one whole tile, as the tiles lying settled are. Dev seed 147: a
         tile still under the hand that laid it settled as a box two thirds its size, the train's next tile
         was too far from that box to join it, and the train was lost. Dev seed 139: a faint box a third
@@ -522,7 +524,7 @@ class Tracker:
             return True
         share = self.settings.whole_share
         typical = float(np.median(lengths))
-        return bool(share * typical <= track.quad.length <= typical / share)
+        return bool(share * typical <= length <= typical / share)
 
     # ------------------------------------------------------------ the board
     def _seen(self, track: _Track, inner_first: bool | None) -> SeenTile:

@@ -660,6 +660,25 @@ def test_an_empty_slot_scored_as_a_weak_tile_is_no_tile() -> None:
     assert [sorted(c.tile.reading) for c in changes] == [[8, 12]]
 
 
+def test_only_a_whole_tiles_box_counts_when_weak() -> None:
+    """Gate seed 5019: a box 0.72 of a tile's length, scored 0.21-0.24 alongside Cy's first tile (within reach of
+    his train's end), settled in his train after 2 s, and the game went astray. A weak look must at least be the
+    size of a whole tile, as the tiles the game holds are."""
+    settings = TrackerSettings()
+    tracker = Tracker(CAL, settings)
+    *held, nxt = lay_train(1, [(12, 5), (5, 3), (3, 9), (9, 9)])
+    run(tracker, [[engine(), *held]] * 8)
+    for seen in tracker.board.trains["Ana"]:
+        tracker.claim(seen.id, "Ana")
+    centre = np.mean(nxt.corners, axis=0)
+    short = DetectedTile(tuple(tuple(float(v) for v in centre + 0.7 * (np.asarray(c) - centre)) for c in nxt.corners),
+                         nxt.halves, 0.22, "up")  # type: ignore[arg-type]
+    frames = int(settings.part_s * FPS) + 10
+    assert run(tracker, [[engine(), *held, short]] * frames, t0=1.0) == []
+    changes = run(tracker, [[engine(), *held, weaker(nxt, 0.22)]] * frames, t0=1.0 + frames / FPS)
+    assert [c.tile.reading for c in changes] == [(9, 9)]
+
+
 def test_a_weak_look_beside_a_loose_tile_is_no_tile() -> None:
     """Eval-hub seed 7033's count at 2028x1520: with the hands laid out, the reader also looks beside each loose
     tile (``open_ends(counting=True)``), and weak looks at the cloth between them settled as tiles 0|0, 0|10 and

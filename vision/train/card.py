@@ -139,8 +139,8 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
   The hub's camera is looked at once, but where it says a train's next tile would lie (`Tracker.open_ends`), a
   face-up peak counts from {END_BAR} (`END_BAR`, `at_ends`): a blank double there scores under {THRESHOLD}
   (eval-hub seed 6015), a double laid crosswise on gingham 0.17-0.30 (seed 7033 at 2028x1520). The hub's tracker
-  takes such a tile only once it has lain there 2 s, and inside the hub's rim only from 0.3: an empty slot scores
-  up to 0.25 (seed 7037, on stripes; `hub/tracker.py`).
+  takes such a tile only once it has lain there 2 s, as a box the size of a whole tile, and inside the hub's rim
+  only from 0.3: an empty slot scores up to 0.25 (seed 7037, on stripes; `hub/tracker.py`).
 - **Architecture**: CenterNet-style; a stride-32 encoder of plain and depthwise-separable convolutions
   (dilated at the bottom) and a light stride-4 decoder with lateral connections (`vision/train/nets.py`).
 
