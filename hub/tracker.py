@@ -166,6 +166,12 @@ def covered_share(quad: Quad, others: Sequence[Quad]) -> float:
     return float(on.mean())
 
 
+def moved_from(quad: Quad, centre: np.ndarray, angle: float, still_px: float, still_deg: float) -> bool:
+    """Whether a look lies away from a place: over ``still_px`` tile widths off it, or turned over ``still_deg``."""
+    return bool(np.linalg.norm(quad.centre - centre) > still_px * quad.width) or \
+        math.degrees(angle_gap(quad.angle, angle)) > still_deg
+
+
 def clarity(det: DetectedTile) -> float:
     """How clearly a look shows a face-up tile: the detector's score times how surely each half reads."""
     return det.confidence * float(np.prod([max(h.probs) for h in det.halves]))
@@ -255,8 +261,7 @@ class _Track:
         if self.left is None:
             return False
         centre, angle, since, since_frame, seen = self.left
-        if np.linalg.norm(quad.centre - centre) > still_px * quad.width or \
-                math.degrees(angle_gap(quad.angle, angle)) > still_deg:
+        if moved_from(quad, centre, angle, still_px, still_deg):
             return False
         here, here_angle, _, _ = self.anchor
         self.anchor = (centre, angle, since, since_frame)
@@ -376,15 +381,14 @@ class Tracker:
             track.observe(det, quad, t, frame, s.clearer)
             self._dirty |= track.settled_at is not None and track.face_down != was_down  # turned over
             centre, angle, _, _ = track.anchor
-            moved = np.linalg.norm(quad.centre - centre) > s.still_px * quad.width
+            moved = moved_from(quad, centre, angle, s.still_px, s.still_deg)
             # first seen surely: the weak looks came while a hand may still have covered it, so it is read
             # and timed from here, as it would have been had the weak ones never come
             first_sure = sure and not track.sure and track.settled_at is None
             track.sure |= sure
-            turned = math.degrees(angle_gap(quad.angle, angle)) > s.still_deg
-            if (moved or turned) and not first_sure and track.back_in_place(quad, s.still_px, s.still_deg):
+            if moved and not first_sure and track.back_in_place(quad, s.still_px, s.still_deg):
                 self._dirty |= track.settled_at is not None
-            elif first_sure or moved or turned:
+            elif first_sure or moved:
                 track.restart(t, frame)
                 self._dirty |= track.settled_at is not None
         seen = {id(tr) for tr in matched.values()}

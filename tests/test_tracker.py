@@ -718,8 +718,8 @@ def test_a_tile_carried_on_past_where_it_was_still_starts_settling_again() -> No
     tracker = Tracker(CAL, settings)
     (laid,) = lay_train(3, [(12, 8)])
     axis = CAL.direction(3)
-    steps = [tile(np.asarray(laid.center) + axis * 0.3 * W * k, 0.0, (12, 8)) for k in range(8)]
-    steps = [tile(d.center, 180.0 + math.degrees(math.atan2(axis[1], axis[0])), (12, 8)) for d in steps]
+    heading = 180.0 + math.degrees(math.atan2(axis[1], axis[0]))
+    steps = [tile(np.asarray(laid.center) + axis * 0.3 * W * k, heading, (12, 8)) for k in range(8)]
     run(tracker, [[engine()]] * 8)
     assert run(tracker, [[engine(), det] for det in steps], t0=1.0) == []
 
