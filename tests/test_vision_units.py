@@ -425,6 +425,30 @@ def test_a_weaker_face_up_peak_is_a_tile_only_where_a_trains_next_tile_would_lie
     assert centres([(26.0, 98.0)]) == [(24, 24)]  # the face-down one stays out
 
 
+def test_weak_peaks_are_decoded_only_round_the_trains_ends() -> None:
+    """At END_BAR a frame holds several times the peaks it holds at the bar, and dropping duplicates costs their
+    square (the hub lost a fifth of its frame rate, stop 60). Weak peaks are decoded only round the ends, and
+    there they come out as decoding them all gives, a weaker duplicate dropped as before."""
+
+    def logit(p: float) -> float:
+        return float(np.log(p / (1 - p)))
+
+    # a sure tile, a weak one by the end with a weaker duplicate 8 px along it, a sure and a weak tile far off
+    maps = _maps([(6, 6, 3.0), (20, 6, logit(0.33)), (22, 6, logit(0.25)), (6, 28, 3.0), (28, 28, logit(0.33))])
+    ends, within = np.array([[84.0, 26.0]]), 10.0
+
+    def centres(found: list[Candidate]) -> list[tuple[int, int]]:
+        return sorted((round(float(c.corners[:, 0].mean())), round(float(c.corners[:, 1].mean()))) for c in found)
+
+    everything = decode(maps, 1.0, END_BAR)
+    around = decode(maps, 1.0, END_BAR, near=(ends, within, THRESHOLD))
+    assert (112, 112) in centres(everything) and (112, 112) not in centres(around)
+    assert (88, 24) not in centres(everything) + centres(around)  # the duplicate
+    wanted = [(24, 24), (24, 112), (80, 24)]
+    assert centres(at_ends(around, THRESHOLD, ends, within)) == centres(at_ends(everything, THRESHOLD, ends, within))
+    assert centres(at_ends(around, THRESHOLD, ends, within)) == wanted
+
+
 def test_the_reader_passes_where_trains_next_tiles_lie_on_to_the_detector(monkeypatch) -> None:
     """The hub tells the reader where each train's next tile would lie (``Tracker.open_ends``); a weak face-up
     peak there comes out as a tile, read, and the same peak anywhere else does not."""

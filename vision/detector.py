@@ -119,23 +119,36 @@ def average_with_mirrored(out: np.ndarray, out_mirrored: np.ndarray, axis: int) 
     return averaged
 
 
-def decode(out: np.ndarray, scale: float, threshold: float, max_tiles: int = 300) -> list[Candidate]:
-    """Raw output (8,h,w) -> candidates in frame pixels (see TileDetector in vision/train/nets.py)."""
+def decode(out: np.ndarray, scale: float, threshold: float, max_tiles: int = 300,
+           near: tuple[np.ndarray, float, float] | None = None) -> list[Candidate]:
+    """Raw output (8,h,w) -> candidates in frame pixels (see TileDetector in vision/train/nets.py).
+
+    ``near`` (ends (N, 2), within, bar): peaks under ``bar`` are decoded only around ``ends`` (``at_ends``).
+    At END_BAR a frame holds several times the peaks it holds at the bar, and the pairwise test for duplicates
+    below grows with their square: it cost the hub a fifth of its frame rate (stop 60). A peak is dropped only
+    by one lying on it, so the weak ones are kept out to ``within`` plus twice their own length: those that
+    could drop one near an end, and those that could drop them.
+    """
     heat = 1.0 / (1.0 + np.exp(-out[:2]))
     best = heat.max(axis=0)
     peaks = (best >= cv2.dilate(best, np.ones((3, 3), np.uint8))) & (best > threshold)
     ys, xs = np.nonzero(peaks)
+    center = (np.stack([xs + out[2, ys, xs], ys + out[3, ys, xs]], axis=1) * DET_STRIDE + 0.5) / scale - 0.5
+    length = np.exp(np.clip(out[6, ys, xs], -2.0, 8.0)) / scale
+    if near is not None:
+        ends, within, bar = near
+        gaps = np.linalg.norm(center[:, None, :] - ends[None], axis=2).min(axis=1, initial=np.inf)
+        keep = (best[ys, xs] >= bar) | (gaps <= within + 2 * length)
+        ys, xs, center, length = ys[keep], xs[keep], center[keep], length[keep]
     if len(ys) == 0:
         return []
     score = best[ys, xs]
     order = np.argsort(-score)[:max_tiles]
-    ys, xs, score = ys[order], xs[order], score[order]
+    ys, xs, score, center, length = ys[order], xs[order], score[order], center[order], length[order]
     face_down = heat[1, ys, xs] > heat[0, ys, xs]
-    center = np.stack([xs + out[2, ys, xs], ys + out[3, ys, xs]], axis=1) * DET_STRIDE
     angle = 0.5 * np.arctan2(out[5, ys, xs], out[4, ys, xs])
-    length = np.exp(np.clip(out[6, ys, xs], -2.0, 8.0))
-    width = np.exp(np.clip(out[7, ys, xs], -2.0, 8.0))
-    corners = rect_corners((center + 0.5) / scale - 0.5, angle, length / scale, width / scale)
+    width = np.exp(np.clip(out[7, ys, xs], -2.0, 8.0)) / scale
+    corners = rect_corners(center, angle, length, width)
     # drop peaks whose centre sits in the middle of a stronger tile (duplicates), never neighbours
     # (both tests for every pair at once: one call per candidate cost more than the network's head)
     n = len(score)
@@ -203,7 +216,8 @@ class OnnxTileDetector:
             return with_train_links(decode(out, scale, self.link_bar), self.threshold, SURE), scale
         if ends is None or not len(ends) or self.threshold <= END_BAR:
             return decode(out, scale, self.threshold), scale
-        return at_ends(decode(out, scale, END_BAR), self.threshold, ends, within), scale
+        found = decode(out, scale, END_BAR, near=(ends, within, self.threshold))
+        return at_ends(found, self.threshold, ends, within), scale
 
     def _maps(self, x: np.ndarray) -> np.ndarray:
         (out,) = self.session.run(None, {"image": x})

@@ -140,7 +140,8 @@ The pip reader was fine-tuned from `{reader_from}` (`--reader-from`) the same wa
   face-up peak counts from {END_BAR} (`END_BAR`, `at_ends`): a blank double there scores under {THRESHOLD}
   (eval-hub seed 6015), a double laid crosswise on gingham 0.17-0.30 (seed 7033 at 2028x1520). The hub's tracker
   takes such a tile only once it has lain there 2 s, as a box the size of a whole tile, and inside the hub's rim
-  only from 0.3: an empty slot scores up to 0.25 (seed 7037, on stripes; `hub/tracker.py`).
+  only from 0.3: an empty slot scores up to 0.25 (seed 7037, on stripes; `hub/tracker.py`). Peaks under the bar
+  are decoded only round those places (`decode`'s `near`): decoding them all cost the hub a fifth of its frames.
 - **Architecture**: CenterNet-style; a stride-32 encoder of plain and depthwise-separable convolutions
   (dilated at the bottom) and a light stride-4 decoder with lateral connections (`vision/train/nets.py`).
 
