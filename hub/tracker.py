@@ -86,6 +86,7 @@ class SeenTile:
     settled_at: float  # game time at which it had been still long enough
     up_share: float = 1.0  # of its last frames, the share in which the detector saw it face up
     up_since: float = 0.0  # game time since when it has lain face up (a hand laid out turns over at the end)
+    sure: bool = True  # seen at least once at the detector's own bar; False: only by weak looks at a train's end
 
     @property
     def face_down(self) -> bool:
@@ -538,7 +539,7 @@ class Tracker:
             a, b = b, a
         corners = tuple((float(x), float(y)) for x, y in self._placed(track).corners)
         return SeenTile(track.id, corners, a, b, track.settled_at if track.settled_at is not None else 0.0,
-                        track.up_share, track.last_seen if track.up_since is None else track.up_since)
+                        track.up_share, track.last_seen if track.up_since is None else track.up_since, track.sure)
 
     def _lay_out(self) -> _Layout:
         """Where every settled tile lies: the engine, each train's chain, the loose ones (by track id)."""

@@ -189,6 +189,40 @@ def test_a_tile_taken_for_a_back_is_asked_about_never_recorded_or_alerted_on_its
     assert len(h.actions) == 1 and h.seen_events(Question)[-1] == question
 
 
+@pytest.mark.parametrize("sure_look", [True, False])
+def test_a_tile_seen_only_by_weak_looks_is_never_asked_about_but_recorded_once_read_surely(sure_look: bool) -> None:
+    """A train's marker at its end is boxed weakly and read as a blank tile now and then (eval-hub seeds 5000
+    and 5006): asked "Was that 1|0?", the table had to say "none of these". A tile once seen at the bar is asked."""
+    h = started()
+    marker = replace(seen(2, p((0, 0.6), (1, 0.3)), p((1, 0.5), (8, 0.4))), sure=sure_look)
+    h.see(board({"Ana": [marker]}, ENGINE, at=1.0))
+    h.see(board({"Ana": [marker]}, ENGINE, at=1.5))
+    asked = h.seen_events(Question)[1:]
+    assert len(asked) == (1 if sure_look else 0)
+    assert len(h.actions) == 1 and h.seen_events(IllegalAction) == []
+    if sure_look:
+        return
+    laid = replace(seen(2, sure(12), p((5, 0.97))), sure=False)  # a blank-faced tile, read surely at last
+    h.see(board({"Ana": [laid]}, ENGINE, at=2.0))
+    assert h.actions[-1] == Play("Ana", (5, 12), "Ana") and h.seen_events(Question)[1:] == []
+
+
+def test_a_tile_seen_only_by_weak_looks_and_never_read_surely_is_asked_for_once_the_turn_is_held_up() -> None:
+    h = started()
+    weak = replace(seen(2, sure(12), p((5, 0.5), (6, 0.47))), sure=False)
+    h.see(board({"Ana": [weak]}, ENGINE, at=1.0))
+    assert h.seen_events(Question)[1:] == []
+    waiting = h.table.submit(Draw("Ben"), "web", alert=False)
+    assert waiting.waiting and waiting.alert is None
+    h.see(board({"Ana": [weak]}, ENGINE, at=2.0))
+    h.see(board({"Ana": [weak]}, ENGINE, at=3.5))
+    missed = h.seen_events(Question)[-1]
+    assert missed.text.endswith("What did Ana lay that the camera missed?")
+    assert missed.choices == ("12|5 on Ana's train", "12|6 on Ana's train", NOTHING_MISSED)  # the tile offered first
+    h.rec.answer(missed.id, "12|6 on Ana's train")
+    assert h.actions[1:] == [Play("Ana", (6, 12), "Ana"), Draw("Ben")]
+
+
 def test_a_draw_pressed_while_the_camera_asks_about_the_last_tile_waits_for_the_answer() -> None:
     """Ben draws while the phones are still asked which tile Ana laid: judged then, his draw would be a
     false "not your turn"; it waits, and is recorded after Ana's play once the answer comes."""

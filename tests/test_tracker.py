@@ -597,6 +597,7 @@ def test_a_tile_seen_only_weakly_settles_but_only_after_a_while() -> None:
     assert changes == []
     changes = run(tracker, [[engine(), first, weaker(blank, 0.33)]] * 3, t0=1.0 + settings.part_s)
     assert [c.tile.reading for c in changes] == [(0, 5)]
+    assert not changes[0].tile.sure and tracker.board.trains[CAL.trains[1]][0].sure  # the reconciler never asks
 
 
 def test_a_tile_first_seen_weakly_is_read_and_timed_from_its_first_sure_look() -> None:
@@ -612,7 +613,7 @@ def test_a_tile_first_seen_weakly_is_read_and_timed_from_its_first_sure_look() -
     assert run(tracker, [[engine(), first, covered]] * 8, t0=1.0) == []
     changes = run(tracker, [[engine(), first, laid]] * 8, t0=1.8)
     assert [sorted(c.tile.reading) for c in changes] == [[5, 8]]
-    assert changes[0].tile.settled_at >= 1.8 + settings.stable_s
+    assert changes[0].tile.settled_at >= 1.8 + settings.stable_s and changes[0].tile.sure
 
 
 def test_weak_looks_at_a_tile_seen_surely_neither_keep_it_nor_move_it() -> None:
